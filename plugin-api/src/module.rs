@@ -1,0 +1,54 @@
+//! The root module of ABI 1.0: the table of functions a plugin exports.
+//!
+//! # Evolution
+//!
+//! abi_stable's prefix types let a newer plugin load in an older host, but an
+//! older plugin fails in a newer host once a field is appended. deja therefore
+//! never changes a published root module. Each ABI minor version gets its own
+//! frozen module type (`PluginModuleV1_0`, later `PluginModuleV1_1`, ...); the
+//! host reads the plugin's [`AbiTag`](crate::AbiTag) first and initializes the
+//! module type of exactly that version, keeping adapters for older ones. A new
+//! minor version may only add functions (a new module type that extends the
+//! previous one); the value types of this version stay as they are.
+
+use abi_stable::library::RootModule;
+use abi_stable::sabi_types::VersionStrings;
+use abi_stable::std_types::{RResult, RSlice, RStr};
+use abi_stable::{declare_root_module_statics, StableAbi};
+
+use crate::types::{
+    Discovery, HostContext, ParseOutput, ParseRequest, PluginError, PluginInfo, ResumeAdvice,
+    ResumeRequest,
+};
+use crate::version::AbiVersion;
+
+/// The functions of a reader plugin, ABI 1.0. Frozen: never add or change a field.
+#[repr(C)]
+#[derive(StableAbi)]
+#[sabi(kind(Prefix(prefix_ref = PluginModuleV1_0Ref)))]
+#[sabi(missing_field(panic))]
+pub struct PluginModuleV1_0 {
+    /// The ABI version the plugin was built for.
+    pub abi_version: extern "C" fn() -> AbiVersion,
+    /// Name, version and harness.
+    pub describe: extern "C" fn() -> RResult<PluginInfo, PluginError>,
+    /// How sure the plugin is (0 = not mine, 100 = certainly mine) that a file,
+    /// given its path and first bytes, is one of its transcripts.
+    pub detect: extern "C" fn(RStr<'_>, RSlice<'_, u8>) -> RResult<u8, PluginError>,
+    /// Finds the transcripts on this machine.
+    pub discover: extern "C" fn(&HostContext) -> RResult<Discovery, PluginError>,
+    /// Parses one transcript.
+    pub parse: extern "C" fn(&ParseRequest<'_>) -> RResult<ParseOutput, PluginError>,
+    /// Says how a session is reopened in its harness.
+    #[sabi(last_prefix_field)]
+    pub resume: extern "C" fn(&ResumeRequest<'_>) -> RResult<ResumeAdvice, PluginError>,
+}
+
+impl RootModule for PluginModuleV1_0Ref {
+    declare_root_module_statics! {PluginModuleV1_0Ref}
+    const BASE_NAME: &'static str = "deja_plugin";
+    const NAME: &'static str = "deja reader plugin";
+    // The ABI version, not the crate version: abi_stable requires equal majors,
+    // and deja's own tag check handles minors.
+    const VERSION_STRINGS: VersionStrings = VersionStrings::new("1.0.0");
+}

@@ -1,0 +1,407 @@
+//! The FFI-safe values that cross the plugin boundary (ABI 1.x).
+//!
+//! These types are frozen for the whole of ABI major version 1: abi_stable checks
+//! their layout when a plugin loads, so changing a field here is a major-version
+//! change. Timestamps are milliseconds since the Unix epoch, UTC.
+
+use abi_stable::std_types::{ROption, RSlice, RStr, RString, RVec};
+use abi_stable::StableAbi;
+
+use crate::version::AbiVersion;
+
+/// What a plugin says about itself.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, PartialEq, Eq)]
+pub struct PluginInfo {
+    /// Short plugin name, e.g. `aider`.
+    pub name: RString,
+    /// The plugin's own version, e.g. `0.3.1`.
+    pub version: RString,
+    /// The harness whose transcripts it reads, e.g. `aider`, `gemini`. Unique among loaded plugins.
+    pub harness: RString,
+    /// One line for `deja plugins`.
+    pub description: RString,
+    /// The ABI version the plugin was built for.
+    pub abi: AbiVersion,
+    /// Keys the plugin accepts in its config section beyond the common ones
+    /// (`enabled`, `roots`, `exclude`). Any other key is reported as an error by the host.
+    pub config_keys: RVec<RString>,
+}
+
+/// One environment variable.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, PartialEq, Eq)]
+pub struct EnvVar {
+    /// Variable name.
+    pub key: RString,
+    /// Its value (lossily converted to UTF-8).
+    pub value: RString,
+}
+
+/// What the host tells a plugin about the user's machine and configuration.
+/// The host does no harness-specific discovery: the plugin works from this.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, PartialEq, Eq)]
+pub struct HostContext {
+    /// The user's home directory.
+    pub home: RString,
+    /// The environment of the deja process.
+    pub env: RVec<EnvVar>,
+    /// The plugin's own section of the user's config, as a JSON object
+    /// (`{}` when absent). Common keys: `roots` (array of paths), `exclude` (array of glob patterns).
+    pub config_json: RString,
+}
+
+/// Where a plugin looked for transcripts, for `deja doctor`.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, PartialEq, Eq)]
+pub struct SearchedPlace {
+    /// A file or directory the plugin examined.
+    pub path: RString,
+    /// Why it looked there (e.g. `AIDER_CHAT_HISTORY_FILE`, `config roots`).
+    pub reason: RString,
+    /// Whether it exists.
+    pub exists: bool,
+}
+
+/// The result of discovery.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, Default, PartialEq, Eq)]
+pub struct Discovery {
+    /// Transcript files to parse, each once.
+    pub transcripts: RVec<RString>,
+    /// Places examined.
+    pub searched: RVec<SearchedPlace>,
+    /// Non-fatal problems, e.g. an unreadable folder.
+    pub warnings: RVec<RString>,
+}
+
+/// One transcript for a plugin to parse.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, Copy)]
+pub struct ParseRequest<'a> {
+    /// The transcript's path.
+    pub path: RStr<'a>,
+    /// The transcript's bytes, exactly as on disk.
+    pub bytes: RSlice<'a, u8>,
+    /// The file's modification time (ms since epoch, UTC), a fallback for missing timestamps.
+    pub modified_ms: i64,
+    /// The host context, as for discovery.
+    pub context: &'a HostContext,
+}
+
+/// Who wrote a message.
+#[repr(u8)]
+#[derive(StableAbi, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    /// The person at the keyboard.
+    User = 0,
+    /// The model.
+    Assistant = 1,
+}
+
+/// One message of a session.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
+    /// Its text, as the harness showed it.
+    pub text: RString,
+    /// When it was written (ms since epoch, UTC).
+    pub timestamp_ms: i64,
+    /// The harness's own message id, when it has one.
+    pub native_id: ROption<RString>,
+}
+
+/// What happened to a file.
+#[repr(u8)]
+#[derive(StableAbi, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileAction {
+    /// The harness edited or wrote it.
+    Edit = 0,
+    /// It was added to the context as editable.
+    Add = 1,
+    /// It was added to the context read-only.
+    ReadOnly = 2,
+    /// The agent read it.
+    Read = 3,
+}
+
+impl FileAction {
+    /// The lower-case name used in output and the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileAction::Edit => "edit",
+            FileAction::Add => "add",
+            FileAction::ReadOnly => "read-only",
+            FileAction::Read => "read",
+        }
+    }
+}
+
+/// A file a session touched.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, PartialEq, Eq)]
+pub struct FileRecord {
+    /// The path as the harness wrote it, resolved against the project directory when relative.
+    pub path: RString,
+    /// What happened to it.
+    pub action: FileAction,
+    /// When (ms since epoch, UTC).
+    pub timestamp_ms: i64,
+}
+
+/// Who ran a command.
+#[repr(u8)]
+#[derive(StableAbi, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CommandOrigin {
+    /// The user asked for it explicitly (e.g. aider's `/run`).
+    User = 0,
+    /// The agent ran it as a tool call.
+    Agent = 1,
+}
+
+impl CommandOrigin {
+    /// The lower-case name used in output and the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommandOrigin::User => "user",
+            CommandOrigin::Agent => "agent",
+        }
+    }
+}
+
+/// A shell command a session ran.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, PartialEq, Eq)]
+pub struct CommandRecord {
+    /// The command line.
+    pub command: RString,
+    /// Who ran it.
+    pub origin: CommandOrigin,
+    /// When (ms since epoch, UTC).
+    pub timestamp_ms: i64,
+}
+
+/// The project a session belongs to. Any part may be unknown.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, Default, PartialEq, Eq)]
+pub struct Project {
+    /// Absolute directory.
+    pub dir: ROption<RString>,
+    /// Human name (usually the directory's last component).
+    pub name: ROption<RString>,
+    /// The harness's own project id (e.g. Gemini's hash or slug).
+    pub id: ROption<RString>,
+}
+
+/// One normalized session.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    /// deja's id for the session: unique within the harness and stable across re-parsing.
+    pub id: RString,
+    /// The harness's own id, used to resume (may be shared by several sessions).
+    pub native_id: RString,
+    /// Start (ms since epoch, UTC).
+    pub started_at_ms: i64,
+    /// Last activity (ms since epoch, UTC).
+    pub updated_at_ms: i64,
+    /// Where it ran.
+    pub project: Project,
+    /// Title or summary, when the harness records one.
+    pub title: ROption<RString>,
+    /// deja id of the parent session, for subagents.
+    pub parent_id: ROption<RString>,
+    /// When one session is found in two files, the copy with the higher precedence
+    /// wins; on a tie, the later `updated_at_ms`.
+    pub precedence: i32,
+    /// The messages, in order.
+    pub messages: RVec<Message>,
+    /// Files it touched.
+    pub files: RVec<FileRecord>,
+    /// Commands it ran.
+    pub commands: RVec<CommandRecord>,
+}
+
+/// The result of parsing one transcript.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParseOutput {
+    /// Sessions that hold at least one message.
+    pub sessions: RVec<Session>,
+    /// Sessions found but left out because they hold no message.
+    pub skipped_empty: u32,
+    /// Non-fatal problems worth telling the user.
+    pub warnings: RVec<RString>,
+}
+
+/// A session to resume.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, Copy)]
+pub struct ResumeRequest<'a> {
+    /// deja's id.
+    pub id: RStr<'a>,
+    /// The harness's id.
+    pub native_id: RStr<'a>,
+    /// The project directory, when known.
+    pub project_dir: ROption<RStr<'a>>,
+    /// The transcript it was read from, when it still exists.
+    pub source_path: ROption<RStr<'a>>,
+    /// The host context.
+    pub context: &'a HostContext,
+}
+
+/// How to reopen a session in its harness.
+#[repr(C, u8)]
+#[derive(StableAbi, Debug, Clone, PartialEq, Eq)]
+pub enum ResumeAdvice {
+    /// Run `argv` in `cwd`.
+    Command {
+        /// Program and arguments.
+        argv: RVec<RString>,
+        /// The directory to run it in; `None` when unknown (`note` then says so).
+        cwd: ROption<RString>,
+        /// Anything the user should know (may be empty).
+        note: RString,
+    },
+    /// The harness cannot reopen this session; `message` says why and what to do instead.
+    Refused {
+        /// Explanation for the user.
+        message: RString,
+    },
+}
+
+/// Kinds of plugin failure.
+#[repr(u8)]
+#[derive(StableAbi, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The input is not in the expected format.
+    InvalidInput = 0,
+    /// A file could not be read.
+    Io = 1,
+    /// The plugin panicked; the panic was caught.
+    Panic = 2,
+    /// The operation is not supported by this plugin.
+    Unsupported = 3,
+    /// The configuration is wrong.
+    Config = 4,
+    /// Anything else.
+    Other = 5,
+}
+
+/// An error returned by a plugin call.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, PartialEq, Eq)]
+pub struct PluginError {
+    /// What kind of failure.
+    pub kind: ErrorKind,
+    /// A message for the user.
+    pub message: RString,
+}
+
+impl PluginError {
+    /// An error of `kind` with `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        PluginError {
+            kind,
+            message: RString::from(message.into()),
+        }
+    }
+
+    /// Shorthand for [`ErrorKind::InvalidInput`].
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::InvalidInput, message)
+    }
+
+    /// Shorthand for [`ErrorKind::Config`].
+    pub fn config(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Config, message)
+    }
+}
+
+impl std::fmt::Display for PluginError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for PluginError {}
+
+impl HostContext {
+    /// The value of environment variable `key`, if set and non-empty.
+    pub fn env(&self, key: &str) -> Option<&str> {
+        self.env
+            .iter()
+            .find(|v| v.key.as_str() == key)
+            .map(|v| v.value.as_str())
+            .filter(|v| !v.is_empty())
+    }
+
+    /// The home directory.
+    pub fn home(&self) -> &std::path::Path {
+        std::path::Path::new(self.home.as_str())
+    }
+
+    /// Deserializes the plugin's config section.
+    pub fn config<T: serde::de::DeserializeOwned>(&self) -> Result<T, PluginError> {
+        let text = if self.config_json.is_empty() {
+            "{}"
+        } else {
+            self.config_json.as_str()
+        };
+        serde_json::from_str(text)
+            .map_err(|e| PluginError::config(format!("invalid plugin configuration: {e}")))
+    }
+
+    /// A context built from the current process (for tests and tools).
+    pub fn from_process(home: &str, config_json: &str) -> Self {
+        HostContext {
+            home: home.into(),
+            env: std::env::vars_os()
+                .map(|(k, v)| EnvVar {
+                    key: k.to_string_lossy().into_owned().into(),
+                    value: v.to_string_lossy().into_owned().into(),
+                })
+                .collect(),
+            config_json: config_json.into(),
+        }
+    }
+}
+
+impl Message {
+    /// A message without a native id.
+    pub fn new(role: Role, text: impl Into<String>, timestamp_ms: i64) -> Self {
+        Message {
+            role,
+            text: RString::from(text.into()),
+            timestamp_ms,
+            native_id: ROption::RNone,
+        }
+    }
+}
+
+impl Session {
+    /// An empty session with the given ids and times; fill in the rest.
+    pub fn new(
+        id: impl Into<String>,
+        native_id: impl Into<String>,
+        started_at_ms: i64,
+        updated_at_ms: i64,
+    ) -> Self {
+        Session {
+            id: RString::from(id.into()),
+            native_id: RString::from(native_id.into()),
+            started_at_ms,
+            updated_at_ms,
+            project: Project::default(),
+            title: ROption::RNone,
+            parent_id: ROption::RNone,
+            precedence: 0,
+            messages: RVec::new(),
+            files: RVec::new(),
+            commands: RVec::new(),
+        }
+    }
+}

@@ -1,9 +1,48 @@
 //! deja reader plugin for aider's `.aider.chat.history.md` transcripts.
+//!
+//! One history file holds every launch of aider in a project, each starting
+//! with `# aider chat started at <local time>`. The modules, in the order data
+//! flows through them:
+//!
+//! - [`discover`](crate::discover): where histories are on this machine;
+//! - `decode`: bytes to text; `header`: session headers;
+//! - `lines`: what a line is on its own, and whether the file kept aider's
+//!   trailing spaces; `fence`: code fences;
+//! - `blocks`: a session's lines to user, assistant and tool blocks;
+//! - `input`: what a user input means (message, command, question, answer);
+//!   `output`: the files and commands tool output records;
+//! - `build`: blocks to messages and records; `ids`: session ids;
+//!   `clock`: local header times to UTC; `parse`: the whole file;
+//! - `resume`: why a session cannot be reopened, and what to run instead.
+
+mod blocks;
+mod build;
+mod clock;
+mod config;
+mod decode;
+pub mod discover;
+mod fence;
+mod header;
+mod ids;
+mod input;
+mod lines;
+mod output;
+mod parse;
+mod resume;
 
 use deja_plugin_api::{
-    Discovery, HostContext, ParseOutput, ParseRequest, PluginError, PluginInfo, ResumeAdvice,
-    ResumeRequest, RVec,
+    Discovery, HostContext, ParseOutput, ParseRequest, PluginError, PluginInfo, RVec, ResumeAdvice,
+    ResumeRequest,
 };
+
+use crate::clock::{Zone, TIMEZONE_KEY};
+use crate::config::AiderConfig;
+use crate::discover::HISTORY_NAME;
+
+/// How sure [`AiderReader::detect`] is of a file named `.aider.chat.history.md`.
+const NAMED_CONFIDENCE: u8 = 100;
+/// How sure it is of another file whose first bytes hold a session header.
+const HEADER_CONFIDENCE: u8 = 90;
 
 /// The aider reader.
 pub struct AiderReader;
@@ -16,32 +55,40 @@ impl deja_plugin_api::Reader for AiderReader {
             harness: "aider".into(),
             description: "aider chat histories (.aider.chat.history.md)".into(),
             abi: deja_plugin_api::version::CURRENT,
-            config_keys: RVec::from(vec!["timezone".into()]),
+            config_keys: RVec::from(vec![TIMEZONE_KEY.into()]),
         }
     }
 
     fn detect(path: &str, head: &[u8]) -> u8 {
-        if path.ends_with(".aider.chat.history.md") {
-            100
-        } else if String::from_utf8_lossy(head).contains("# aider chat started at") {
-            90
+        let named = std::path::Path::new(path)
+            .file_name()
+            .is_some_and(|name| name == HISTORY_NAME);
+        if named {
+            NAMED_CONFIDENCE
+        } else if deja_plugin_api::text::lines(&decode::decode(head)).any(header::is_header) {
+            HEADER_CONFIDENCE
         } else {
             0
         }
     }
 
-    fn discover(_context: &HostContext) -> Result<Discovery, PluginError> {
-        Ok(Discovery::default())
+    fn discover(context: &HostContext) -> Result<Discovery, PluginError> {
+        discover::discover(context)
     }
 
-    fn parse(_request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
-        Ok(ParseOutput::default())
+    fn parse(request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
+        let config: AiderConfig = request.context.config()?;
+        let zone = Zone::from_setting(config.timezone.as_deref())?;
+        Ok(parse::parse(
+            request.path.as_str(),
+            request.bytes.as_slice(),
+            request.modified_ms,
+            zone,
+        ))
     }
 
-    fn resume(_request: &ResumeRequest<'_>) -> Result<ResumeAdvice, PluginError> {
-        Ok(ResumeAdvice::Refused {
-            message: "aider cannot reopen one session".into(),
-        })
+    fn resume(request: &ResumeRequest<'_>) -> Result<ResumeAdvice, PluginError> {
+        Ok(resume::advise(request))
     }
 }
 

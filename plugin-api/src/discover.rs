@@ -212,9 +212,7 @@ impl Collector {
             }
             if is_dir {
                 let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-                let skipped = name
-                    .as_deref()
-                    .is_some_and(|n| SKIPPED_DIRS.contains(&n));
+                let skipped = name.as_deref().is_some_and(|n| SKIPPED_DIRS.contains(&n));
                 if !skipped && depth < max_depth {
                     self.walk_at(&path, depth + 1, max_depth, visit);
                 }
@@ -275,7 +273,11 @@ mod tests {
             .finish()
             .transcripts
             .iter()
-            .map(|p| p.as_str().trim_start_matches(dir.to_str().unwrap()).to_string())
+            .map(|p| {
+                p.as_str()
+                    .trim_start_matches(dir.to_str().unwrap())
+                    .to_string()
+            })
             .collect();
         assert_eq!(found, vec!["/a/b/f", "/a/f"]);
         fs::remove_dir_all(&dir).unwrap();

@@ -76,7 +76,9 @@ pub fn guard<T>(what: &str, f: impl FnOnce() -> Result<T, PluginError>) -> RResu
         Ok(Ok(v)) => RResult::ROk(v),
         Ok(Err(e)) => RResult::RErr(e),
         Err(payload) => {
-            let location = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_default();
+            let location = LAST_PANIC
+                .with(|p| p.borrow_mut().take())
+                .unwrap_or_default();
             RResult::RErr(PluginError::new(
                 ErrorKind::Panic,
                 format!(
@@ -101,7 +103,9 @@ extern "C" fn describe<R: Reader>() -> RResult<PluginInfo, PluginError> {
 }
 
 extern "C" fn detect<R: Reader>(path: RStr<'_>, head: RSlice<'_, u8>) -> RResult<u8, PluginError> {
-    guard("detect", || Ok(R::detect(path.as_str(), head.as_slice()).min(100)))
+    guard("detect", || {
+        Ok(R::detect(path.as_str(), head.as_slice()).min(100))
+    })
 }
 
 extern "C" fn discover<R: Reader>(context: &HostContext) -> RResult<Discovery, PluginError> {

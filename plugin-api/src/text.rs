@@ -23,9 +23,15 @@ pub fn decode(bytes: &[u8]) -> (Cow<'_, str>, Encoding) {
     let (text, enc) = if let Some(rest) = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
         (String::from_utf8_lossy(rest), Encoding::Utf8Bom)
     } else if let Some(rest) = bytes.strip_prefix(&[0xFF, 0xFE]) {
-        (Cow::Owned(utf16(rest, u16::from_le_bytes)), Encoding::Utf16Le)
+        (
+            Cow::Owned(utf16(rest, u16::from_le_bytes)),
+            Encoding::Utf16Le,
+        )
     } else if let Some(rest) = bytes.strip_prefix(&[0xFE, 0xFF]) {
-        (Cow::Owned(utf16(rest, u16::from_be_bytes)), Encoding::Utf16Be)
+        (
+            Cow::Owned(utf16(rest, u16::from_be_bytes)),
+            Encoding::Utf16Be,
+        )
     } else {
         (String::from_utf8_lossy(bytes), Encoding::Utf8)
     };
@@ -55,7 +61,11 @@ pub fn lines(text: &str) -> impl Iterator<Item = &str> {
                 (!s.is_empty()).then_some(s)
             }
             Some(i) => {
-                let after = if s[i..].starts_with("\r\n") { i + 2 } else { i + 1 };
+                let after = if s[i..].starts_with("\r\n") {
+                    i + 2
+                } else {
+                    i + 1
+                };
                 rest = Some(&s[after..]);
                 Some(&s[..i])
             }
@@ -70,7 +80,10 @@ mod tests {
     #[test]
     fn decodes_every_encoding() {
         assert_eq!(decode(b"hi").0, "hi");
-        assert_eq!(decode(b"\xEF\xBB\xBFhi"), (Cow::Borrowed("hi"), Encoding::Utf8Bom));
+        assert_eq!(
+            decode(b"\xEF\xBB\xBFhi"),
+            (Cow::Borrowed("hi"), Encoding::Utf8Bom)
+        );
         assert_eq!(decode(b"\xFF\xFEh\0i\0").0, "hi");
         assert_eq!(decode(b"\xFE\xFF\0h\0i").0, "hi");
         assert_eq!(decode(b"a\xFFb").0, "a\u{FFFD}b");

@@ -47,15 +47,9 @@ impl AbiVersion {
     /// Whether a host speaking `self` can load a plugin built for `plugin`.
     pub fn accepts(self, plugin: AbiVersion) -> Result<(), Incompatibility> {
         if plugin.major != self.major {
-            Err(Incompatibility::Major {
-                host: self,
-                plugin,
-            })
+            Err(Incompatibility::Major { host: self, plugin })
         } else if plugin.minor > self.minor {
-            Err(Incompatibility::NewerMinor {
-                host: self,
-                plugin,
-            })
+            Err(Incompatibility::NewerMinor { host: self, plugin })
         } else {
             Ok(())
         }

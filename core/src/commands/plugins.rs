@@ -1,0 +1,74 @@
+//! `deja plugins`: every plugin file found, with its name, version, ABI
+//! version, harness, path and status, and the reason for anything not loaded.
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::app::App;
+use crate::output::{self, Style};
+use crate::plugin_host::Status;
+use crate::ExitStatus;
+
+/// Runs the command.
+pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
+    let host = app.host();
+    if as_json {
+        let plugins: Vec<_> = host
+            .reports
+            .iter()
+            .map(|r| {
+                json!({
+                    "name": r.name,
+                    "version": r.version,
+                    "abi": r.abi.map(|a| a.to_string()),
+                    "harness": r.harness,
+                    "path": r.path.to_string_lossy(),
+                    "origin": r.origin.as_str(),
+                    "status": r.status.label(),
+                    "reason": r.status.reason(),
+                    "enabled": r.harness.as_deref().map(|h| app.harness_enabled(h)),
+                })
+            })
+            .collect();
+        output::print_json(&json!({
+            "abi": deja_plugin_api::version::CURRENT.to_string(),
+            "plugins": plugins,
+        }))?;
+        return Ok(ExitStatus::Success);
+    }
+
+    let s = Style::stdout();
+    if host.reports.is_empty() {
+        output::warn("no plugins found");
+        output::hint(&format!(
+            "readers are loaded from the deja executable's folder, `{}` and `plugins.paths` in the config",
+            app.paths.plugin_dir().display()
+        ));
+    }
+    for r in &host.reports {
+        let status = match &r.status {
+            Status::Loaded => {
+                let enabled = r.harness.as_deref().is_none_or(|h| app.harness_enabled(h));
+                if enabled {
+                    s.green("loaded")
+                } else {
+                    s.yellow("loaded (disabled in config)")
+                }
+            }
+            other => s.red(other.label()),
+        };
+        println!(
+            "{:<10} {:<8} abi {:<5} harness {:<8} {}",
+            s.bold(r.name.as_deref().unwrap_or("?")),
+            r.version.as_deref().unwrap_or("?"),
+            r.abi.map(|a| a.to_string()).unwrap_or_else(|| "?".into()),
+            r.harness.as_deref().unwrap_or("?"),
+            status
+        );
+        println!("           {} ({})", r.path.display(), r.origin.as_str());
+        if let Some(reason) = r.status.reason() {
+            println!("           {reason}");
+        }
+    }
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,154 @@
+//! Output conventions: stdout is data, stderr is messages; colour only on a
+//! terminal and never with `NO_COLOR`; timestamps in RFC 3339 for machines and
+//! local short form for people.
+
+use std::io::IsTerminal;
+
+use chrono::{DateTime, Local, SecondsFormat, TimeZone, Utc};
+
+/// ANSI styling for one stream, enabled only where it makes sense.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    enabled: bool,
+}
+
+impl Style {
+    /// Styling for stdout.
+    pub fn stdout() -> Style {
+        Style {
+            enabled: color_allowed() && std::io::stdout().is_terminal(),
+        }
+    }
+
+    /// Styling for stderr.
+    pub fn stderr() -> Style {
+        Style {
+            enabled: color_allowed() && std::io::stderr().is_terminal(),
+        }
+    }
+
+    /// Whether colour is on.
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    fn wrap(&self, code: &str, text: &str) -> String {
+        if self.enabled {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    /// Bold.
+    pub fn bold(&self, text: &str) -> String {
+        self.wrap("1", text)
+    }
+
+    /// Dimmed.
+    pub fn dim(&self, text: &str) -> String {
+        self.wrap("2", text)
+    }
+
+    /// Green (success).
+    pub fn green(&self, text: &str) -> String {
+        self.wrap("32", text)
+    }
+
+    /// Yellow (warning).
+    pub fn yellow(&self, text: &str) -> String {
+        self.wrap("33", text)
+    }
+
+    /// Red (error).
+    pub fn red(&self, text: &str) -> String {
+        self.wrap("31", text)
+    }
+
+    /// Cyan (identifiers).
+    pub fn cyan(&self, text: &str) -> String {
+        self.wrap("36", text)
+    }
+
+    /// Highlight for matched words.
+    pub fn highlight(&self, text: &str) -> String {
+        self.wrap("1;33", text)
+    }
+}
+
+fn color_allowed() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Prints a warning line to stderr.
+pub fn warn(message: &str) {
+    let s = Style::stderr();
+    eprintln!("{} {message}", s.yellow("warning:"));
+}
+
+/// Prints an error line to stderr.
+pub fn error(message: &str) {
+    let s = Style::stderr();
+    eprintln!("{} {message}", s.red("error:"));
+}
+
+/// Prints a hint line to stderr.
+pub fn hint(message: &str) {
+    let s = Style::stderr();
+    eprintln!("{} {message}", s.cyan("hint:"));
+}
+
+/// RFC 3339 in UTC, with milliseconds only when they are not zero.
+pub fn rfc3339(ms: i64) -> String {
+    match Utc.timestamp_millis_opt(ms).single() {
+        Some(t) => t.to_rfc3339_opts(SecondsFormat::AutoSi, true),
+        None => ms.to_string(),
+    }
+}
+
+/// `YYYY-MM-DD HH:MM` in local time, for people.
+pub fn local_short(ms: i64) -> String {
+    match Utc.timestamp_millis_opt(ms).single() {
+        Some(t) => DateTime::<Local>::from(t)
+            .format("%Y-%m-%d %H:%M")
+            .to_string(),
+        None => "?".to_string(),
+    }
+}
+
+/// Writes a JSON value to stdout, followed by a newline.
+pub fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Shortens `text` to at most `max` characters on one line, with an ellipsis.
+pub fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_drops_zero_millis() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_500), "1970-01-01T00:00:01.500Z");
+    }
+
+    #[test]
+    fn one_line_flattens_and_cuts() {
+        assert_eq!(one_line("a\n b", 10), "a b");
+        assert_eq!(one_line("abcdef", 4), "abc…");
+    }
+}

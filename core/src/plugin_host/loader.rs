@@ -1,0 +1,145 @@
+//! Loading one plugin library: refuse files others can write to, read the ABI
+//! tag before any plugin code runs, then let abi_stable check the root
+//! module's layout. Every failure becomes a [`LoadError`] with a reason a user
+//! can act on.
+
+use std::path::Path;
+
+use abi_stable::library::{lib_header_from_raw_library, LibraryError, RawLibrary};
+use deja_plugin_api::version::{AbiTag, AbiVersion, ABI_TAG_SYMBOL, CURRENT};
+use deja_plugin_api::PluginModuleV1_0Ref;
+
+/// Why a plugin file was not loaded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    /// Unsafe permissions or another policy reason.
+    #[error("{0}")]
+    Refused(String),
+    /// Built for another ABI, or its layout does not match.
+    #[error("{0}")]
+    Incompatible(String),
+    /// Not a loadable library, or not a deja plugin.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A loaded root module and the ABI version it was built for.
+pub struct Loaded {
+    /// The module (adapted to the current version).
+    pub module: PluginModuleV1_0Ref,
+    /// The version from the plugin's tag.
+    pub abi: AbiVersion,
+}
+
+/// Refuses plugin files, or folders holding them, that group or others can
+/// write to: plugins are native code that runs inside deja.
+pub fn check_permissions(path: &Path) -> Result<(), LoadError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mut places = vec![path.to_path_buf()];
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            places.push(parent.to_path_buf());
+        }
+        for place in places {
+            let meta = std::fs::metadata(&place).map_err(|e| {
+                LoadError::Invalid(format!("cannot read `{}`: {e}", place.display()))
+            })?;
+            let mode = meta.permissions().mode();
+            // A sticky, world-writable folder (like /tmp) still lets others
+            // replace files they own, so it is refused too.
+            if mode & 0o022 != 0 {
+                let who = match (mode & 0o020 != 0, mode & 0o002 != 0) {
+                    (true, true) => "its group and everyone",
+                    (true, false) => "its group",
+                    _ => "everyone",
+                };
+                let kind = if meta.is_dir() { "folder" } else { "file" };
+                return Err(LoadError::Refused(format!(
+                    "{kind} `{}` is writable by {who}, and plugins are native code run by deja; hint: chmod go-w '{}'",
+                    place.display(),
+                    place.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads the plugin's ABI tag without running any of its code beyond the
+/// loader's own, and checks it against this host.
+fn read_tag(path: &Path) -> Result<AbiVersion, LoadError> {
+    // SAFETY: loading a library runs its initializers; callers only load files
+    // named like deja plugins that passed the permission check.
+    let lib = unsafe { libloading::Library::new(path) }
+        .map_err(|e| LoadError::Invalid(format!("cannot load library: {e}")))?;
+    // SAFETY: the symbol is declared by `export_plugin!` as a static `AbiTag`;
+    // its layout is fixed (repr(C)) and never changes.
+    let tag = unsafe {
+        lib.get::<*const AbiTag>(ABI_TAG_SYMBOL)
+            .map(|sym| **sym)
+            .map_err(|_| {
+                LoadError::Invalid(
+                    "not a deja plugin: it does not export `DEJA_PLUGIN_ABI` (build it with deja_plugin_api::export_plugin!)".into(),
+                )
+            })?
+    };
+    // Libraries are never unloaded: plugin code may still be referenced.
+    std::mem::forget(lib);
+    let version = tag
+        .version()
+        .ok_or_else(|| LoadError::Invalid("not a deja plugin: its ABI tag is malformed".into()))?;
+    CURRENT
+        .accepts(version)
+        .map_err(|e| LoadError::Incompatible(e.to_string()))?;
+    Ok(version)
+}
+
+/// Loads the plugin at `path`.
+pub fn load(path: &Path) -> Result<Loaded, LoadError> {
+    check_permissions(path)?;
+    let abi = read_tag(path)?;
+    let raw = RawLibrary::load_at(path)
+        .map_err(|e| LoadError::Invalid(format!("cannot load library: {}", first_lines(&e))))?;
+    let raw: &'static RawLibrary = Box::leak(Box::new(raw));
+    // SAFETY: the library exports abi_stable's header (checked by abi_stable,
+    // which fails cleanly when the symbol is missing).
+    let header = unsafe { lib_header_from_raw_library(raw) }.map_err(incompatible)?;
+    // Each ABI minor version has its own frozen module type; 1.0 is the only one so far.
+    let module = match abi.minor {
+        0 => header
+            .init_root_module::<PluginModuleV1_0Ref>()
+            .map_err(incompatible)?,
+        other => {
+            return Err(LoadError::Incompatible(format!(
+                "plugin ABI {}.{other} has no module type in this deja",
+                abi.major
+            )))
+        }
+    };
+    Ok(Loaded { module, abi })
+}
+
+fn incompatible(e: LibraryError) -> LoadError {
+    LoadError::Incompatible(format!(
+        "its plugin interface does not match this deja's: {}",
+        first_lines(&e)
+    ))
+}
+
+/// abi_stable's layout errors are hundreds of lines long; keep the lines that
+/// say what is wrong.
+fn first_lines(e: &dyn std::fmt::Display) -> String {
+    let text = e.to_string();
+    let errors: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("Error:") || l.contains("error"))
+        .take(3)
+        .collect();
+    if errors.is_empty() {
+        text.lines().take(3).collect::<Vec<_>>().join(" ")
+    } else {
+        errors.join(" ")
+    }
+}

@@ -1,0 +1,11 @@
+//! End-to-end tests: they run the real `deja` binary in a temporary HOME.
+//!
+//! The bundled reader plugins are built on first use (`cargo build` of the two
+//! plugin crates), so a plain `cargo test` works; test plugins and the README's
+//! example plugin are built outside the workspace, like third-party plugins.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod common;
+mod parse;
+mod plugins;

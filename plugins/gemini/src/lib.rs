@@ -1,9 +1,40 @@
 //! deja reader plugin for Gemini CLI chat recordings.
+//!
+//! The pieces, one job each:
+//! - [`discover`]: where the chat files are (`~/.gemini/tmp/*/chats`, overrides, config roots).
+//! - [`records`]: the serde types of a chat file's records.
+//! - [`replay`]: the edit-log loader (legacy JSON and JSONL with `$set`/`$rewindTo`).
+//! - [`content`]: message types to roles, parts to text.
+//! - [`tools`]: tool calls to file and command records.
+//! - [`project`]: the project directory from `.project_root`, `projects.json` and hashes.
+//! - [`ids`]: deja's stable session ids.
+//! - [`parent`]: the parent session of a nested subagent chat.
+//! - [`session`]: a loaded file turned into deja's session.
+//! - [`resume`]: how to reopen a session with `gemini --resume`.
+//! - [`paths`] and [`time`]: path strings of any OS, RFC 3339 timestamps.
+
+pub mod content;
+pub mod discover;
+pub mod ids;
+pub mod parent;
+pub mod paths;
+pub mod project;
+pub mod records;
+pub mod replay;
+pub mod resume;
+pub mod session;
+pub mod time;
+pub mod tools;
 
 use deja_plugin_api::{
-    Discovery, HostContext, ParseOutput, ParseRequest, PluginError, PluginInfo, ResumeAdvice,
-    ResumeRequest, RVec,
+    text, Discovery, HostContext, ParseOutput, ParseRequest, PluginError, PluginInfo, RVec,
+    ResumeAdvice, ResumeRequest,
 };
+
+/// How sure [`GeminiReader::detect`] is of a `session-*.json(l)` file holding a `sessionId`.
+const DETECT_SESSION_FILE: u8 = 100;
+/// How sure it is of another `.json(l)` file holding a `sessionId` (a subagent chat, or not Gemini's).
+const DETECT_OTHER_JSON: u8 = 60;
 
 /// The Gemini CLI reader.
 pub struct GeminiReader;
@@ -23,25 +54,31 @@ impl deja_plugin_api::Reader for GeminiReader {
     fn detect(path: &str, head: &[u8]) -> u8 {
         let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
         let json = name.ends_with(".json") || name.ends_with(".jsonl");
-        if json && String::from_utf8_lossy(head).contains("\"sessionId\"") {
-            if name.starts_with("session-") { 100 } else { 80 }
-        } else {
+        if !json || !text::decode(head).0.contains("\"sessionId\"") {
             0
+        } else if name.starts_with("session-") {
+            DETECT_SESSION_FILE
+        } else {
+            DETECT_OTHER_JSON
         }
     }
 
-    fn discover(_context: &HostContext) -> Result<Discovery, PluginError> {
-        Ok(Discovery::default())
+    fn discover(context: &HostContext) -> Result<Discovery, PluginError> {
+        discover::discover(context)
     }
 
-    fn parse(_request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
-        Ok(ParseOutput::default())
+    fn parse(request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
+        let (text, _) = text::decode(request.bytes.as_slice());
+        let conversation = replay::load(&text);
+        Ok(session::output(
+            conversation,
+            request.path.as_str(),
+            request.modified_ms,
+        ))
     }
 
-    fn resume(_request: &ResumeRequest<'_>) -> Result<ResumeAdvice, PluginError> {
-        Ok(ResumeAdvice::Refused {
-            message: "not implemented yet".into(),
-        })
+    fn resume(request: &ResumeRequest<'_>) -> Result<ResumeAdvice, PluginError> {
+        Ok(resume::advise(request))
     }
 }
 

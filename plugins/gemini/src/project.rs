@@ -20,6 +20,7 @@ use serde::Deserialize;
 
 use crate::ids::sha256_hex;
 use crate::paths;
+use crate::records::Metadata;
 
 /// Where a chat file sits in a Gemini tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,13 +61,19 @@ pub struct Clues<'a> {
     pub directories: &'a [String],
 }
 
+impl<'a> From<&'a Metadata> for Clues<'a> {
+    fn from(metadata: &'a Metadata) -> Self {
+        Clues {
+            project_hash: metadata.project_hash.as_deref(),
+            directories: &metadata.directories,
+        }
+    }
+}
+
 /// The project of the chat file at `transcript`.
 pub fn resolve(transcript: &Path, clues: Clues<'_>) -> Project {
     let location = Location::of(transcript);
-    let dir = location
-        .as_ref()
-        .and_then(|l| own_root(l).or_else(|| registered_root(l)))
-        .or_else(|| hash_match(location.as_ref(), clues));
+    let dir = find_dir(location.as_ref(), clues);
     let id = location
         .map(|l| l.id)
         .or(clues.project_hash.map(String::from));
@@ -90,18 +97,27 @@ pub fn dir(project: &Project) -> Option<&str> {
     }
 }
 
-fn own_root(location: &Location) -> Option<String> {
-    read_root(&location.project_temp.join(".project_root"))
+/// The project directory, from the side files in the order of the module doc.
+fn find_dir(location: Option<&Location>, clues: Clues<'_>) -> Option<String> {
+    if let Some(root) = location.and_then(|l| read_root(&l.project_temp.join(".project_root"))) {
+        return Some(root);
+    }
+    let registry = location.map(registry).unwrap_or_default();
+    let registered = location.and_then(|l| {
+        registry
+            .iter()
+            .find(|(_, slug)| *slug == l.id)
+            .map(|(root, _)| root.clone())
+    });
+    registered.or_else(|| hash_match(location, clues, registry))
 }
 
-fn registered_root(location: &Location) -> Option<String> {
-    registry(location)
-        .into_iter()
-        .find(|(_, slug)| *slug == location.id)
-        .map(|(root, _)| root)
-}
-
-fn hash_match(location: Option<&Location>, clues: Clues<'_>) -> Option<String> {
+/// The first known root whose sha256 is the hash-named folder or the `projectHash`.
+fn hash_match(
+    location: Option<&Location>,
+    clues: Clues<'_>,
+    registry: Vec<(String, String)>,
+) -> Option<String> {
     let targets: Vec<&str> = location
         .map(|l| l.id.as_str())
         .filter(|id| is_hash(id))
@@ -112,10 +128,8 @@ fn hash_match(location: Option<&Location>, clues: Clues<'_>) -> Option<String> {
         return None;
     }
     let mut candidates = clues.directories.to_vec();
-    if let Some(location) = location {
-        candidates.extend(registry(location).into_iter().map(|(root, _)| root));
-        candidates.extend(all_own_roots(location));
-    }
+    candidates.extend(registry.into_iter().map(|(root, _)| root));
+    candidates.extend(location.map(all_own_roots).unwrap_or_default());
     candidates
         .into_iter()
         .find(|root| targets.contains(&sha256_hex(root).as_str()))

@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::Path;
 
-use deja_plugin_api::{text, ROption, RString, ResumeAdvice, ResumeRequest};
+use deja_plugin_api::{text, ROption, RStr, RString, ResumeAdvice, ResumeRequest};
 
 use crate::parent::{self, Parent};
 use crate::project::{self, Clues};
@@ -26,10 +26,10 @@ pub fn advise(request: &ResumeRequest<'_>) -> ResumeAdvice {
         ));
     }
     let source = optional(request.source_path).map(Path::new);
-    let conversation = source.and_then(load);
     if let Some(parent) = source.and_then(parent::of) {
         return refuse(subagent_message(Some(&parent)));
     }
+    let conversation = source.and_then(load);
     if conversation
         .as_ref()
         .and_then(|c| c.metadata.kind.as_deref())
@@ -75,7 +75,7 @@ fn subagent_message(parent: Option<&Parent>) -> String {
             "{base} It ran inside Gemini session `{native}` (deja id `{id}`): resume that one instead."
         ),
         Some(parent) => format!(
-            "{base} It ran inside the session `{}`, whose file was not found.",
+            "{base} It ran inside `{}`, whose session file was not found.",
             parent.folder
         ),
         None => format!("{base} Resume the session that started it instead."),
@@ -89,13 +89,14 @@ fn load(path: &Path) -> Option<Conversation> {
 
 /// The project directory re-resolved from the transcript.
 fn resolved_dir(path: &Path, conversation: Option<&Conversation>) -> Option<String> {
-    let clues = conversation.map_or_else(Clues::default, |c| Clues {
-        project_hash: c.metadata.project_hash.as_deref(),
-        directories: &c.metadata.directories,
-    });
+    let clues = conversation.map_or_else(Clues::default, |c| Clues::from(&c.metadata));
     project::dir(&project::resolve(path, clues)).map(String::from)
 }
 
-fn optional<'a>(value: ROption<deja_plugin_api::RStr<'a>>) -> Option<&'a str> {
-    value.into_option().map(|s| s.as_str())
+/// A request field, `None` when absent or empty.
+fn optional<'a>(value: ROption<RStr<'a>>) -> Option<&'a str> {
+    value
+        .into_option()
+        .map(|s| s.as_str())
+        .filter(|s| !s.is_empty())
 }

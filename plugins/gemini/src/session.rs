@@ -63,13 +63,7 @@ fn build(identity: Identity, conversation: Conversation, path: &str, modified_ms
     let updated = time::parse_ms(metadata.last_updated.as_deref())
         .or_else(|| last_timestamp(&messages))
         .unwrap_or(started);
-    let project = project::resolve(
-        Path::new(path),
-        Clues {
-            project_hash: metadata.project_hash.as_deref(),
-            directories: &metadata.directories,
-        },
-    );
+    let project = project::resolve(Path::new(path), Clues::from(&metadata));
     let activity = tools::activity(&messages, project::dir(&project), started);
     let native_id = metadata
         .session_id
@@ -90,11 +84,7 @@ fn build(identity: Identity, conversation: Conversation, path: &str, modified_ms
     session.parent_id = parent::of(Path::new(path))
         .map(|p| RString::from(p.id))
         .into();
-    session.precedence = if path.ends_with(".jsonl") {
-        JSONL_PRECEDENCE
-    } else {
-        JSON_PRECEDENCE
-    };
+    session.precedence = precedence(path);
     session.messages = said.into();
     session.files = activity.files.into();
     session.commands = activity.commands.into();
@@ -131,6 +121,14 @@ fn message(record: &MessageRecord, fallback_ms: i64) -> Option<Message> {
     let mut message = Message::new(role, text, timestamp);
     message.native_id = record.id.clone().map(RString::from).into();
     Some(message)
+}
+
+fn precedence(path: &str) -> i32 {
+    if path.ends_with(".jsonl") {
+        JSONL_PRECEDENCE
+    } else {
+        JSON_PRECEDENCE
+    }
 }
 
 fn file_name(path: &str) -> &str {

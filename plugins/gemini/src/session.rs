@@ -134,3 +134,34 @@ fn precedence(path: &str) -> i32 {
 fn file_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay;
+
+    #[test]
+    fn jsonl_outranks_json() {
+        assert_eq!(precedence("/c/session-a.jsonl"), JSONL_PRECEDENCE);
+        assert_eq!(precedence("/c/session-a.json"), JSON_PRECEDENCE);
+        const { assert!(JSONL_PRECEDENCE > JSON_PRECEDENCE) };
+    }
+
+    #[test]
+    fn a_session_without_text_is_counted_as_skipped() {
+        let text = r#"{"sessionId":"s","startTime":"2026-01-01T00:00:00Z","messages":[{"id":"i","type":"info","content":"x"}]}"#;
+        let output = output(replay::load(text), "/x/session-a.json", 0);
+        assert!(output.sessions.is_empty());
+        assert_eq!(output.skipped_empty, 1);
+    }
+
+    #[test]
+    fn only_a_legacy_session_file_that_is_not_json_is_worth_a_warning() {
+        let warn = |path: &str, text: &str| output(replay::load(text), path, 0).warnings.len();
+        assert_eq!(warn("/c/session-a.json", "version https://git-lfs"), 1);
+        assert_eq!(warn("/c/session-a.json", ""), 1);
+        assert_eq!(warn("/c/session-a.json", r#"{"history":[]}"#), 0);
+        assert_eq!(warn("/c/session-a.jsonl", "{\"sessionId\":\"s\",\"mess"), 0);
+        assert_eq!(warn("/c/logs.json", "not json"), 0);
+    }
+}

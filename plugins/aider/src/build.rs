@@ -6,8 +6,9 @@
 //!
 //! In architect mode aider hands the architect model's reply to the editor
 //! model as a new input and logs it as `####` lines. Such an input, identical
-//! (line ends aside) to the assistant message just before it, is not the
-//! user's and is left out.
+//! (line ends aside) to the assistant message just before it, or to its part
+//! after the model's reasoning (`</think>`, `</thinking-content-...>`, which
+//! aider removes before the hand-off), is not the user's and is left out.
 
 use std::path::Path;
 
@@ -37,7 +38,7 @@ pub(crate) fn build(blocks: &[Block<'_>], dir: Option<&Path>, time: i64) -> Cont
         time,
         content: Content::default(),
         relogged: None,
-        last_reply: None,
+        last_reply: Vec::new(),
     };
     for block in blocks {
         match block {
@@ -55,8 +56,9 @@ struct Builder<'p> {
     content: Content,
     /// The question of the last `/ask`-like command, until aider's own copy of it is seen.
     relogged: Option<String>,
-    /// The last assistant message, line ends trimmed, until the next user message.
-    last_reply: Option<String>,
+    /// The last assistant message (and its answer after any reasoning), line
+    /// ends trimmed, until the next user message.
+    last_reply: Vec<String>,
 }
 
 impl Builder<'_> {
@@ -64,7 +66,7 @@ impl Builder<'_> {
         let relogged = self.relogged.take();
         match input::classify(text) {
             Input::Message(text) if relogged.as_deref() == Some(text.as_str()) => {}
-            Input::Message(text) if self.last_reply.as_deref() == Some(text.as_str()) => {}
+            Input::Message(text) if self.last_reply.contains(&text) => {}
             Input::Message(text) => self.user_message(text),
             Input::Dropped => {}
             Input::Question(question) => {
@@ -76,15 +78,28 @@ impl Builder<'_> {
     }
 
     fn user_message(&mut self, text: String) {
-        self.last_reply = None;
+        self.last_reply.clear();
         self.message(Role::User, text);
     }
 
     fn assistant(&mut self, text: &[&str]) {
         self.relogged = None;
         let lines = trim_blank_lines(text);
-        let trimmed: Vec<&str> = lines.iter().map(|l| l.trim_end()).collect();
-        self.last_reply = Some(trimmed.join("\n"));
+        let answer = lines
+            .iter()
+            .rposition(|l| l.trim().starts_with("</think") && l.trim_end().ends_with('>'))
+            .and_then(|end| lines.get(end + 1..))
+            .unwrap_or_default();
+        self.last_reply = [lines, trim_blank_lines(answer)]
+            .iter()
+            .map(|part| {
+                part.iter()
+                    .map(|l| l.trim_end())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .filter(|reply| !reply.is_empty())
+            .collect();
         self.message(Role::Assistant, lines.join("\n"));
     }
 
@@ -229,6 +244,18 @@ mod tests {
                 (Role::Assistant, "Done."),
             ]
         );
+    }
+
+    #[test]
+    fn hand_offs_leave_out_the_reasoning() {
+        let blocks = [
+            Block::User(vec!["fix it  "]),
+            Block::Assistant(vec!["<think>", "hmm", "</think>", "", "Rename `a`."]),
+            Block::User(vec!["Rename `a`.  "]),
+        ];
+        let c = build(&blocks, None, 7);
+        assert_eq!(c.messages.len(), 2);
+        assert_eq!(c.messages[1].role, Role::Assistant);
     }
 
     #[test]

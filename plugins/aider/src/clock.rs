@@ -83,8 +83,10 @@ fn resolve<Z: TimeZone>(zone: &Z, local: NaiveDateTime) -> i64 {
         LocalResult::Single(t) => t.timestamp_millis(),
         LocalResult::Ambiguous(a, b) => a.timestamp_millis().min(b.timestamp_millis()),
         LocalResult::None => {
-            let offset = offset_before_gap(zone, local).unwrap_or(0);
-            (local - TimeDelta::seconds(i64::from(offset)))
+            let offset = TimeDelta::seconds(i64::from(offset_before_gap(zone, local).unwrap_or(0)));
+            local
+                .checked_sub_signed(offset)
+                .unwrap_or(local)
                 .and_utc()
                 .timestamp_millis()
         }
@@ -162,6 +164,24 @@ mod tests {
         // Berlin leaves summer time on 2026-10-25 at 03:00 CEST -> 02:00 CET.
         let t = at("2026-10-25 02:30:00");
         assert_eq!(zone("Europe/Berlin").utc_ms(t), utc("2026-10-25 00:30:00"));
+    }
+
+    #[test]
+    fn extreme_times_do_not_panic() {
+        for zone in [
+            Zone::Local,
+            zone("Europe/Berlin"),
+            zone("-12:00"),
+            zone("+14:00"),
+        ] {
+            for time in [NaiveDateTime::MIN, NaiveDateTime::MAX] {
+                let _ = zone.utc_ms(time);
+            }
+        }
+        let leap = NaiveDateTime::parse_from_str("2026-06-30 23:59:60", "%Y-%m-%d %H:%M:%S");
+        if let Ok(leap) = leap {
+            let _ = zone("Europe/Berlin").utc_ms(leap);
+        }
     }
 
     #[test]

@@ -24,7 +24,7 @@ use deja_plugin_api::{Discovery, HostContext, PluginError};
 use crate::config::AiderConfig;
 
 /// The name aider gives its history.
-pub const HISTORY_NAME: &str = ".aider.chat.history.md";
+pub(crate) const HISTORY_NAME: &str = ".aider.chat.history.md";
 /// The variable aider reads for another history path.
 const HISTORY_VAR: &str = "AIDER_CHAT_HISTORY_FILE";
 /// The variable listing deja's extra roots for aider.

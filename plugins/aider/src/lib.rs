@@ -4,7 +4,8 @@
 //! with `# aider chat started at <local time>`. The modules, in the order data
 //! flows through them:
 //!
-//! - [`discover`](crate::discover): where histories are on this machine;
+//! - `config`: the plugin's config section; `discover`: where histories are
+//!   on this machine;
 //! - `decode`: bytes to text; `header`: session headers;
 //! - `lines`: what a line is on its own, and whether the file kept aider's
 //!   trailing spaces; `fence`: code fences;
@@ -20,7 +21,7 @@ mod build;
 mod clock;
 mod config;
 mod decode;
-pub mod discover;
+mod discover;
 mod fence;
 mod header;
 mod ids;
@@ -39,7 +40,7 @@ use crate::clock::{Zone, TIMEZONE_KEY};
 use crate::config::AiderConfig;
 use crate::discover::HISTORY_NAME;
 
-/// How sure [`AiderReader::detect`] is of a file named `.aider.chat.history.md`.
+/// How sure `detect` is of a file named `.aider.chat.history.md`.
 const NAMED_CONFIDENCE: u8 = 100;
 /// How sure it is of another file whose first bytes hold a session header.
 const HEADER_CONFIDENCE: u8 = 90;

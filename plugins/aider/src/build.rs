@@ -65,7 +65,7 @@ impl Builder<'_> {
     fn user(&mut self, text: &str) {
         let relogged = self.relogged.take();
         match input::classify(text) {
-            Input::Message(text) if relogged.as_deref() == Some(text.as_str()) => {}
+            Input::Message(text) if relogged.is_some_and(|q| input::is_relog_of(&text, &q)) => {}
             Input::Message(text) if self.last_reply.contains(&text) => {}
             Input::Message(text) => self.user_message(text),
             Input::Dropped => {}

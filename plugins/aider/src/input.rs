@@ -9,6 +9,8 @@
 //! - `/ask Q`, `/code Q`, `/context Q` and `/architect Q` sent Q to the model,
 //!   which aider logs again as its own `####` input right after: Q becomes the
 //!   user message here, and the re-logged copy is skipped (see `build`).
+//!   `/help Q` is alike, except that aider logs its help prompt
+//!   (`# Question: Q`, then the documentation it found) instead of Q.
 //!
 //! aider also logs some confirmation answers as `####` lines
 //! (`Add file to the chat? (Y)es/(N)o/... [Yes]: all`); they are dropped.
@@ -62,7 +64,10 @@ const COMMANDS: &[&str] = &[
 ];
 
 /// The commands whose argument aider sends to the model as a new input.
-const QUESTION_COMMANDS: &[&str] = &["ask", "code", "context", "architect"];
+const QUESTION_COMMANDS: &[&str] = &["ask", "code", "context", "architect", "help"];
+
+/// How aider's help prompt starts.
+const HELP_PROMPT: &str = "# Question: ";
 
 /// What a user input means.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +103,15 @@ pub(crate) fn classify(text: &str) -> Input {
         }
         _ => Input::Dropped,
     }
+}
+
+/// Whether `text` is the input aider logged itself for `question`: the
+/// question again, or the help prompt built around it.
+pub(crate) fn is_relog_of(text: &str, question: &str) -> bool {
+    text == question
+        || text
+            .strip_prefix(HELP_PROMPT)
+            .is_some_and(|rest| rest.starts_with(question))
 }
 
 fn shell(command: String) -> Input {
@@ -179,13 +193,31 @@ mod tests {
 
     #[test]
     fn questions() {
-        for cmd in ["/ask", "/code", "/context", "/architect", "/as", "/arch"] {
+        for cmd in [
+            "/ask",
+            "/code",
+            "/context",
+            "/architect",
+            "/help",
+            "/as",
+            "/arch",
+        ] {
             assert_eq!(
                 classify(&format!("{cmd} why?")),
                 Input::Question("why?".into())
             );
         }
         assert_eq!(classify("/ask a\nb"), Input::Question("a\nb".into()));
+    }
+
+    #[test]
+    fn relogs() {
+        assert!(is_relog_of("why?", "why?"));
+        assert!(is_relog_of(
+            "# Question: why?\n\n# Relevant docs:\n...",
+            "why?"
+        ));
+        assert!(!is_relog_of("why not?", "why?"));
     }
 
     #[test]

@@ -298,7 +298,7 @@ fn run_bang_test_and_git_become_user_commands() {
 }
 
 #[test]
-fn ask_code_context_architect_questions_appear_once() {
+fn ask_code_context_architect_help_questions_appear_once() {
     let out = parse("10-question-commands");
     assert_eq!(
         messages(only_session(&out)),
@@ -313,6 +313,9 @@ fn ask_code_context_architect_questions_appear_once() {
             a("Plan: move the helpers out."),
             // No re-logged copy follows this one: the question is kept.
             u("What does the retry do?"),
+            // `/help` re-logs a prompt built around the question, not the question.
+            u("How do I add files?"),
+            a("Use `/add <file>`."),
         ]
     );
 }

@@ -3,9 +3,11 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// deja: search the transcripts your AI coding agents left on disk.
+use crate::store::query::SessionFilter;
+
+/// deja: search what your AI coding agents discussed, by meaning and by words.
 #[derive(Debug, Parser)]
 #[command(name = "deja", version, about, long_about = None, max_term_width = 100)]
 pub struct Cli {
@@ -17,20 +19,204 @@ pub struct Cli {
 /// deja's commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Index every transcript the readers find (only what changed).
+    Index(IndexArgs),
+    /// Find past messages by meaning and by words.
+    Recall(RecallArgs),
+    /// List indexed sessions, newest first.
+    Sessions(SessionsArgs),
+    /// Print one session: messages, then files and commands.
+    Show {
+        /// A session id (deja's or the harness's), or a unique prefix.
+        id: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print how to reopen a session in its harness.
+    Resume {
+        /// A session id (deja's or the harness's), or a unique prefix.
+        id: String,
+        /// Run the command in the session's directory.
+        #[arg(long)]
+        run: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove sessions from the index for good.
+    Forget(ForgetArgs),
+    /// Run the readers on a transcript file or folder and print the sessions, indexing nothing.
+    Parse(ParseArgs),
     /// List reader plugins: name, version, ABI, harness, path and status.
     Plugins {
         /// Print JSON.
         #[arg(long)]
         json: bool,
     },
-    /// Run the readers on a transcript file or folder and print the sessions, indexing nothing.
-    Parse(ParseArgs),
+    /// Check the store, config, plugins, transcripts and model, with fixes for problems.
+    Doctor {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the effective configuration and where each value comes from.
     Config {
         /// Print the default configuration file (every key documented) instead.
         #[arg(long)]
         default: bool,
     },
+    /// Start aider here, after recording this project so deja finds its history.
+    #[command(disable_help_flag = true)]
+    Aider {
+        /// Arguments passed to aider unchanged.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
+}
+
+/// Filters shared by listing and searching.
+#[derive(Debug, Args, Clone, Default)]
+pub struct FilterArgs {
+    /// Only this harness (e.g. aider, gemini).
+    #[arg(long, value_name = "NAME")]
+    pub harness: Option<String>,
+    /// Only this project: a directory, a folder name or a project id.
+    #[arg(long, value_name = "PROJECT")]
+    pub project: Option<String>,
+    /// Only sessions started at or after DATE (YYYY-MM-DD, RFC 3339, today, 7d, ...).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Only sessions started before DATE.
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+}
+
+impl FilterArgs {
+    /// The store filter.
+    pub fn to_filter(&self) -> anyhow::Result<SessionFilter> {
+        let now = chrono::Utc::now();
+        let date = |d: &Option<String>, flag: &str| -> anyhow::Result<Option<i64>> {
+            d.as_deref()
+                .map(|t| crate::dates::parse(t, now).map_err(|e| anyhow::anyhow!("{flag}: {e}")))
+                .transpose()
+        };
+        Ok(SessionFilter {
+            harness: self.harness.clone(),
+            project: self.project.clone(),
+            since: date(&self.since, "--since")?,
+            until: date(&self.until, "--until")?,
+        })
+    }
+}
+
+/// `deja index`.
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// Exit at once if another index is running, instead of waiting.
+    #[arg(long)]
+    pub no_wait: bool,
+    /// Print a JSON summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Ranking modes.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    /// Semantic and lexical, fused.
+    Hybrid,
+    /// By meaning only.
+    Semantic,
+    /// By words only.
+    Lexical,
+}
+
+impl From<ModeArg> for deja_config::Mode {
+    fn from(m: ModeArg) -> Self {
+        match m {
+            ModeArg::Hybrid => deja_config::Mode::Hybrid,
+            ModeArg::Semantic => deja_config::Mode::Semantic,
+            ModeArg::Lexical => deja_config::Mode::Lexical,
+        }
+    }
+}
+
+/// Message roles.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum RoleArg {
+    /// What you wrote.
+    User,
+    /// What the model wrote.
+    Assistant,
+}
+
+impl From<RoleArg> for crate::model::Role {
+    fn from(r: RoleArg) -> Self {
+        match r {
+            RoleArg::User => crate::model::Role::User,
+            RoleArg::Assistant => crate::model::Role::Assistant,
+        }
+    }
+}
+
+/// `deja recall`.
+#[derive(Debug, Args)]
+pub struct RecallArgs {
+    /// What to look for, in your own words.
+    #[arg(required = true, num_args = 1..)]
+    pub query: Vec<String>,
+    /// Number of hits (default: `recall.limit`).
+    #[arg(short = 'n', long)]
+    pub limit: Option<usize>,
+    /// Filters.
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Only messages by this role.
+    #[arg(long)]
+    pub role: Option<RoleArg>,
+    /// Ranking (default: `recall.mode`).
+    #[arg(long)]
+    pub mode: Option<ModeArg>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `deja sessions`.
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// Filters.
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// At most this many sessions.
+    #[arg(short = 'n', long)]
+    pub limit: Option<usize>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `deja forget`.
+#[derive(Debug, Args)]
+pub struct ForgetArgs {
+    /// Session ids (deja's or the harness's), or unique prefixes.
+    pub ids: Vec<String>,
+    /// Every session of this harness.
+    #[arg(long, value_name = "NAME")]
+    pub harness: Option<String>,
+    /// Every session of this project.
+    #[arg(long, value_name = "PROJECT")]
+    pub project: Option<String>,
+    /// Every session started before DATE.
+    #[arg(long, value_name = "DATE")]
+    pub before: Option<String>,
+    /// Do not ask for confirmation.
+    #[arg(short, long)]
+    pub yes: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `deja parse`.

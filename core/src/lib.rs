@@ -2,24 +2,34 @@
 //!
 //! Data flows one module per step: [`plugin_host`] finds and loads readers,
 //! [`transcripts`] reads files, the readers parse them into [`model`] types,
-//! and [`commands`] drives each subcommand, printing through [`output`] and [`json`].
+//! [`redact`] removes secrets, [`indexer`] stores them through [`store`],
+//! [`embed`] computes vectors kept by [`vectors`], and [`recall`] ranks them.
+//! [`commands`] drives each subcommand, printing through [`output`] and [`json`].
 
 pub mod app;
 pub mod cli;
 pub mod commands;
+pub mod dates;
+pub mod embed;
+pub mod indexer;
 pub mod json;
+pub mod lock;
 pub mod model;
 pub mod output;
 pub mod paths;
 pub mod plugin_host;
+pub mod recall;
+pub mod redact;
+pub mod store;
 pub mod transcripts;
+pub mod vectors;
 
 /// How a command ended, mapped to the process exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitStatus {
     /// 0: done (with results, for searches).
     Success,
-    /// 1: a search found nothing.
+    /// 1: a search found nothing (or `doctor` found a problem).
     NoResults,
     /// 2: something failed.
     Error,
@@ -41,8 +51,16 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
     use cli::Command;
     let app = app::App::new()?;
     match cli.command {
-        Command::Plugins { json } => commands::plugins::run(&app, json),
+        Command::Index(args) => commands::index::run(&app, &args),
+        Command::Recall(args) => commands::recall::run(&app, &args),
+        Command::Sessions(args) => commands::sessions::run(&app, &args),
+        Command::Show { id, json } => commands::show::run(&app, &id, json),
+        Command::Resume { id, run, json } => commands::resume::run(&app, &id, run, json),
+        Command::Forget(args) => commands::forget::run(&app, &args),
         Command::Parse(args) => commands::parse::run(&app, &args),
+        Command::Plugins { json } => commands::plugins::run(&app, json),
+        Command::Doctor { json } => commands::doctor::run(&app, json),
         Command::Config { default } => commands::config::run(&app, default),
+        Command::Aider { args } => commands::aider::run(&app, &args),
     }
 }

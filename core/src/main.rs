@@ -4,6 +4,13 @@
 use clap::Parser;
 
 fn main() {
+    // Behave like other command-line tools when output is piped into `head`:
+    // end quietly on a closed pipe instead of panicking.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = deja_core::cli::Cli::parse();
     let code = match deja_core::run(cli) {
         Ok(status) => status.code(),

@@ -1,5 +1,52 @@
-//! One module per subcommand.
+//! One module per subcommand, plus what several of them share: opening the
+//! index for reading and resolving a session id the user typed.
 
+pub mod aider;
 pub mod config;
+pub mod doctor;
+pub mod forget;
+pub mod index;
 pub mod parse;
 pub mod plugins;
+pub mod recall;
+pub mod resume;
+pub mod sessions;
+pub mod show;
+
+use anyhow::{bail, Result};
+
+use crate::app::App;
+use crate::store::query::SessionRow;
+use crate::store::{Store, StoreError};
+
+/// Opens the index for reading, with a hint when there is none yet.
+pub fn open_read(app: &App) -> Result<Store> {
+    match Store::open_read(&app.paths.database()) {
+        Ok(s) => Ok(s),
+        Err(StoreError::Missing(p)) => {
+            bail!(
+                "no index at `{}` yet\nhint: run `deja index` first",
+                p.display()
+            )
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The one session `id` names: a deja id, a harness id, or a unique prefix.
+pub fn pick_session(store: &Store, id: &str) -> Result<SessionRow> {
+    let mut found = store.find_sessions(id)?;
+    match found.len() {
+        0 => bail!("no session `{id}` in the index\nhint: `deja sessions` lists them"),
+        1 => Ok(found.remove(0)),
+        n => {
+            let list = found
+                .iter()
+                .take(10)
+                .map(|r| format!("  {} ({})", r.id, r.harness))
+                .collect::<Vec<_>>()
+                .join("\n");
+            bail!("`{id}` matches {n} sessions; use a full id:\n{list}")
+        }
+    }
+}

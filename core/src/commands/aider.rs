@@ -1,0 +1,120 @@
+//! `deja aider [ARGS...]`: records the project (its git root, else the current
+//! directory) in `~/.config/deja/aider-projects`, where the aider reader looks
+//! for histories, then replaces itself with aider, passing ARGS unchanged.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use crate::app::App;
+use crate::ExitStatus;
+
+/// The projects file the aider reader reads (the spec names this path).
+pub fn projects_file(home: &Path) -> PathBuf {
+    home.join(".config/deja/aider-projects")
+}
+
+/// The git root above `dir`, else `dir`.
+pub fn project_dir(dir: &Path) -> PathBuf {
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(dir)
+        .to_path_buf()
+}
+
+/// Adds `project` to the projects file unless it is listed; writes atomically.
+pub fn record_project(file: &Path, project: &Path) -> Result<bool> {
+    let existing = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", file.display())),
+    };
+    let entry = project.to_string_lossy();
+    if existing.lines().any(|l| l.trim() == entry) {
+        return Ok(false);
+    }
+    let dir = file.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+    let mut text = existing;
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&entry);
+    text.push('\n');
+    let tmp = dir.join(format!(".aider-projects.tmp-{}", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, file)
+    };
+    write().with_context(|| format!("cannot write `{}`", file.display()))?;
+    Ok(true)
+}
+
+fn find_on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}
+
+/// Runs the command.
+pub fn run(app: &App, args: &[OsString]) -> Result<ExitStatus> {
+    let program = if cfg!(windows) { "aider.exe" } else { "aider" };
+    let Some(aider) = find_on_path(program) else {
+        bail!("`aider` was not found on PATH\nhint: install it (for example `python -m pip install aider-install && aider-install`), then run `deja aider` again");
+    };
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let project = project_dir(&cwd);
+    record_project(&projects_file(&app.paths.home), &project)?;
+
+    let mut cmd = std::process::Command::new(&aider);
+    cmd.args(args);
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        let err = cmd.exec();
+        bail!("cannot start `{}`: {err}", aider.display());
+    }
+    #[cfg(not(unix))]
+    {
+        let status = cmd
+            .status()
+            .with_context(|| format!("cannot start `{}`", aider.display()))?;
+        std::process::exit(status.code().unwrap_or(2));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_once_and_keeps_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("cfg/aider-projects");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "# mine\n/a").unwrap();
+        assert!(record_project(&file, Path::new("/b")).unwrap());
+        assert!(!record_project(&file, Path::new("/b")).unwrap());
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "# mine\n/a\n/b\n");
+    }
+
+    #[test]
+    fn project_is_the_git_root() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("repo/.git")).unwrap();
+        std::fs::create_dir_all(dir.path().join("repo/src/deep")).unwrap();
+        assert_eq!(
+            project_dir(&dir.path().join("repo/src/deep")),
+            dir.path().join("repo")
+        );
+        assert_eq!(
+            project_dir(&dir.path().join("repo")),
+            dir.path().join("repo")
+        );
+    }
+}

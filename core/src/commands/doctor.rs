@@ -1,0 +1,339 @@
+//! `deja doctor`: where everything is and whether it works: config, store
+//! and vectors with their sizes, each plugin's status, what each reader found
+//! and where it looked, the model and runtime, and every problem with its fix.
+//! Exits 1 when it finds a problem.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Result;
+use serde_json::{json, Value};
+
+use crate::app::App;
+use crate::embed::{Embedder, Settings};
+use crate::output::{self, Style};
+use crate::store::Store;
+use crate::ExitStatus;
+
+struct Problem {
+    what: String,
+    fix: String,
+}
+
+fn size(path: &Path) -> Option<u64> {
+    std::fs::metadata(path).ok().map(|m| m.len())
+}
+
+fn human(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = bytes as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit < UNITS.len() - 1 {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(unix)]
+fn mode(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o777)
+}
+
+/// Runs the command.
+pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
+    let mut problems: Vec<Problem> = Vec::new();
+    let mut report = serde_json::Map::new();
+
+    // Config.
+    report.insert(
+        "config".into(),
+        json!({"path": app.config.path, "exists": app.config.file_exists}),
+    );
+
+    // Store.
+    let db = app.paths.database();
+    let store = if db.exists() {
+        match Store::open_read(&db) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                problems.push(Problem {
+                    what: format!("cannot open the index: {e}"),
+                    fix: format!(
+                        "move `{}` away and run `deja index` to rebuild it",
+                        db.display()
+                    ),
+                });
+                None
+            }
+        }
+    } else {
+        problems.push(Problem {
+            what: format!("no index at `{}` yet", db.display()),
+            fix: "run `deja index`".into(),
+        });
+        None
+    };
+    let mut store_json = json!({"path": db, "bytes": size(&db), "data_dir": app.paths.data_dir});
+    if let Some(s) = &store {
+        let c = s.counts()?;
+        store_json["sessions"] = c.sessions.into();
+        store_json["sessions_without_source"] = c.orphaned.into();
+        store_json["messages"] = c.messages.into();
+        store_json["transcripts"] = c.sources.into();
+        store_json["embedding_units"] = c.chunks.into();
+        store_json["forgotten"] = c.tombstones.into();
+        store_json["embed_model"] = s.meta("embed_model")?.into();
+        for f in s.failed_sources()? {
+            problems.push(Problem {
+                what: format!(
+                    "{} transcript `{}` failed to parse: {}",
+                    f.harness,
+                    f.path,
+                    f.error.unwrap_or_default()
+                ),
+                fix: "its earlier sessions are kept; `deja parse` on it shows the error".into(),
+            });
+        }
+    }
+    #[cfg(unix)]
+    for (path, want) in [(&app.paths.data_dir, 0o700), (&db, 0o600)] {
+        if let Some(m) = mode(path) {
+            if m & 0o077 != 0 {
+                problems.push(Problem {
+                    what: format!(
+                        "`{}` is readable by others (mode {m:o}); transcripts hold secrets",
+                        path.display()
+                    ),
+                    fix: format!("chmod {want:o} '{}'", path.display()),
+                });
+            }
+        }
+    }
+    let vectors = app.paths.vectors();
+    store_json["vectors"] = json!({"path": vectors, "bytes": size(&vectors)});
+    report.insert("store".into(), store_json);
+
+    // Plugins and readers.
+    let mut plugins = Vec::new();
+    for r in &app.host().reports {
+        if let Some(reason) = r.status.reason() {
+            problems.push(Problem {
+                what: format!(
+                    "plugin `{}` is {}: {reason}",
+                    r.path.display(),
+                    r.status.label()
+                ),
+                fix: "see `deja plugins`".into(),
+            });
+        }
+        plugins.push(json!({
+            "path": r.path, "name": r.name, "version": r.version, "harness": r.harness,
+            "abi": r.abi.map(|a| a.to_string()), "status": r.status.label(), "reason": r.status.reason(),
+        }));
+    }
+    report.insert("plugins".into(), plugins.into());
+    let mut readers = Vec::new();
+    for p in &app.host().plugins {
+        if let Err(e) = app.config.check_harness_keys(&p.harness, &p.config_keys) {
+            problems.push(Problem {
+                what: e.to_string(),
+                fix: format!("edit `{}`", app.config.path.display()),
+            });
+            continue;
+        }
+        let enabled = app.harness_enabled(&p.harness);
+        let context = app.context_for(&p.harness)?;
+        match p.discover(&context) {
+            Ok(d) => {
+                for w in &d.warnings {
+                    problems.push(Problem {
+                        what: format!("{} reader: {w}", p.harness),
+                        fix: "check the folder's permissions, or exclude it in the config".into(),
+                    });
+                }
+                readers.push(json!({
+                    "harness": p.harness,
+                    "enabled": enabled,
+                    "transcripts": d.transcripts.len(),
+                    "looked_in": d.searched.iter().map(|(path, why, exists)| json!({"path": path, "reason": why, "exists": exists})).collect::<Vec<_>>(),
+                }));
+            }
+            Err(e) => problems.push(Problem {
+                what: e.to_string(),
+                fix: "see `deja plugins`; report it to the plugin's author".into(),
+            }),
+        }
+    }
+    report.insert("readers".into(), readers.into());
+
+    // Model and runtime.
+    let settings = Settings::from_config(&app.config.config.embed, &app.paths);
+    let runtime = settings.runtime().map(|p| p.to_path_buf());
+    let mut model_json = json!({
+        "enabled": settings.enabled,
+        "model_dir": settings.model_dir,
+        "runtime": runtime.as_ref().ok(),
+    });
+    if settings.enabled {
+        let started = Instant::now();
+        match Embedder::load(
+            &settings,
+            store
+                .as_ref()
+                .and_then(crate::embed::Known::from_store)
+                .as_ref(),
+        ) {
+            Ok(e) => {
+                model_json["status"] = "ok".into();
+                model_json["id"] = e.id().into();
+                model_json["dims"] = e.dims().into();
+                model_json["load_ms"] = (started.elapsed().as_millis() as u64).into();
+                if let Some(s) = &store {
+                    if let Some(stored) = s.meta("embed_model")? {
+                        if stored != e.id() {
+                            problems.push(Problem {
+                                what: format!("the index was embedded with `{stored}`, the config now names `{}`", e.id()),
+                                fix: "run `deja index` to re-embed".into(),
+                            });
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                model_json["status"] = e.to_string().into();
+                problems.push(Problem {
+                    what: format!("semantic recall is off: {e}"),
+                    fix: if e.is_missing() {
+                        "run scripts/fetch-model (recall still answers lexically)".into()
+                    } else {
+                        "check `embed.model_dir` and `embed.runtime` in the config".into()
+                    },
+                });
+            }
+        }
+    }
+    report.insert("model".into(), model_json);
+    report.insert(
+        "problems".into(),
+        problems
+            .iter()
+            .map(|p| json!({"problem": p.what, "fix": p.fix}))
+            .collect::<Vec<Value>>()
+            .into(),
+    );
+
+    if as_json {
+        output::print_json(&Value::Object(report))?;
+    } else {
+        print_text(app, &report, &problems);
+    }
+    Ok(if problems.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::NoResults
+    })
+}
+
+fn print_text(app: &App, report: &serde_json::Map<String, Value>, problems: &[Problem]) {
+    let s = Style::stdout();
+    let str_of = |v: &Value| {
+        v.as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| v.to_string())
+    };
+    println!(
+        "{:<9} {}{}",
+        s.bold("config"),
+        app.config.path.display(),
+        if app.config.file_exists {
+            ""
+        } else {
+            " (absent: defaults apply)"
+        }
+    );
+    let st = &report["store"];
+    println!(
+        "{:<9} {} ({})",
+        s.bold("store"),
+        str_of(&st["path"]),
+        st["bytes"]
+            .as_u64()
+            .map(human)
+            .unwrap_or_else(|| "absent".into())
+    );
+    if st.get("sessions").is_some() {
+        println!(
+            "          {} sessions ({} without transcript), {} messages, {} transcripts, {} embedding units",
+            st["sessions"], st["sessions_without_source"], st["messages"], st["transcripts"], st["embedding_units"]
+        );
+    }
+    println!(
+        "{:<9} {} ({})",
+        s.bold("vectors"),
+        str_of(&st["vectors"]["path"]),
+        st["vectors"]["bytes"]
+            .as_u64()
+            .map(human)
+            .unwrap_or_else(|| "absent".into())
+    );
+    for p in report["plugins"].as_array().into_iter().flatten() {
+        println!(
+            "{:<9} {} {} ({}) {}",
+            s.bold("plugin"),
+            str_of(&p["name"]),
+            str_of(&p["version"]),
+            str_of(&p["status"]),
+            str_of(&p["path"])
+        );
+    }
+    for r in report["readers"].as_array().into_iter().flatten() {
+        println!(
+            "{:<9} {}: {} transcripts{}",
+            s.bold("reader"),
+            str_of(&r["harness"]),
+            r["transcripts"],
+            if r["enabled"] == false {
+                " (disabled)"
+            } else {
+                ""
+            }
+        );
+        for l in r["looked_in"].as_array().into_iter().flatten() {
+            println!(
+                "            {} {} ({})",
+                if l["exists"] == true {
+                    "found  "
+                } else {
+                    "missing"
+                },
+                str_of(&l["path"]),
+                str_of(&l["reason"])
+            );
+        }
+    }
+    let m = &report["model"];
+    println!(
+        "{:<9} {} ({})",
+        s.bold("model"),
+        str_of(&m["model_dir"]),
+        str_of(&m["status"])
+    );
+    if let Some(rt) = m["runtime"].as_str() {
+        println!("{:<9} {rt}", s.bold("runtime"));
+    }
+    if problems.is_empty() {
+        println!("{}", s.green("no problems found"));
+    }
+    for p in problems {
+        println!("{} {}", s.yellow("problem:"), p.what);
+        println!("  {} {}", s.cyan("fix:"), p.fix);
+    }
+}

@@ -1,0 +1,189 @@
+//! `deja index`: takes the writer lock, runs the ingest pipeline and the
+//! embedding pass with a progress bar on a terminal, and ends with a summary.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+
+use crate::app::App;
+use crate::cli::IndexArgs;
+use crate::embed::pass::{self, PassProgress, PassReport};
+use crate::embed::{Embedder, Known, Settings};
+use crate::indexer::{self, Progress};
+use crate::lock::{self, Wait};
+use crate::output::{self, Style};
+use crate::redact::Redactor;
+use crate::store::Store;
+use crate::ExitStatus;
+
+struct Bar {
+    bar: ProgressBar,
+}
+
+impl Bar {
+    fn new() -> Bar {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        if let Ok(style) =
+            ProgressStyle::with_template("{spinner} {msg:12} [{bar:30}] {pos}/{len} {elapsed}")
+        {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        Bar { bar }
+    }
+}
+
+impl Progress for Bar {
+    fn transcripts(&mut self, total: usize) {
+        self.bar.set_length(total as u64);
+        self.bar.set_message("transcripts");
+    }
+
+    fn transcript_done(&mut self, _path: &Path) {
+        self.bar.inc(1);
+    }
+}
+
+impl PassProgress for Bar {
+    fn start(&mut self, messages: u64) {
+        self.bar.reset();
+        self.bar.set_length(messages);
+        self.bar.set_position(0);
+        self.bar.set_message("embeddings");
+    }
+
+    fn advance(&mut self, n: u64) {
+        self.bar.inc(n);
+    }
+}
+
+/// The embedding pass: `Err` says why it was skipped (model missing, disabled).
+fn embed(app: &App, store: &mut Store) -> Result<std::result::Result<PassReport, String>> {
+    let settings = Settings::from_config(&app.config.config.embed, &app.paths);
+    if !settings.enabled {
+        return Ok(Err(
+            "embeddings are disabled in the config (`embed.enabled`)".into(),
+        ));
+    }
+    let known = Known::from_store(store);
+    let unchanged_model = known
+        .as_ref()
+        .is_some_and(|k| settings.fingerprint().as_deref() == Some(k.fingerprint.as_str()));
+    if unchanged_model
+        && pass::pending(store)? == 0
+        && crate::vectors::in_sync(store, &app.paths.vectors())?
+    {
+        // Nothing to embed: do not spend time loading the model.
+        return Ok(Ok(PassReport::default()));
+    }
+    let mut embedder = match Embedder::load(&settings, known.as_ref()) {
+        Ok(e) => e,
+        Err(e) if e.is_missing() => {
+            return Ok(Err(format!(
+                "{e}\nhint: run scripts/fetch-model to install the model and runtime"
+            )))
+        }
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let mut bar = Bar::new();
+    let report = pass::run(store, &mut embedder, &app.paths.vectors(), &mut bar)?;
+    bar.bar.finish_and_clear();
+    Ok(Ok(report))
+}
+
+/// Runs the command.
+pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
+    let started = Instant::now();
+    crate::store::create_private_dir(&app.paths.data_dir)?;
+    let wait = if args.no_wait {
+        Wait::No
+    } else {
+        Wait::Up(Duration::from_secs(app.config.config.index.lock_wait_secs))
+    };
+    let _lock = lock::acquire(&app.paths.lock_file(), wait, &mut |m| output::warn(m))?;
+    let mut store = Store::open(&app.paths.database())?;
+    let redactor = Redactor::from_config(&app.config.config.redact)?;
+
+    let mut bar = Bar::new();
+    let report = indexer::run(app, &mut store, &redactor, &mut bar)
+        .with_context(|| format!("indexing into `{}`", store.path().display()))?;
+    bar.bar.finish_and_clear();
+    let embedded = embed(app, &mut store)?;
+
+    for (harness, reason) in &report.discovery_failed {
+        output::error(&format!(
+            "{harness} reader could not look for transcripts: {reason}"
+        ));
+    }
+    for w in &report.warnings {
+        output::warn(w);
+    }
+    for (path, reason) in &report.failed {
+        output::error(&format!(
+            "`{path}`: {reason} (skipped; what was indexed before is kept)"
+        ));
+    }
+    let a = &report.applied;
+    let elapsed = started.elapsed();
+    if args.json {
+        output::print_json(&json!({
+            "transcripts": {
+                "scanned": report.scanned,
+                "changed": report.changed,
+                "failed": report.failed.iter().map(|(p, e)| json!({"path": p, "error": e})).collect::<Vec<_>>(),
+            },
+            "sessions": {
+                "added": a.sessions_added,
+                "updated": a.sessions_updated,
+                "orphaned": a.sessions_orphaned,
+                "forgotten_skipped": a.sessions_forgotten,
+                "superseded": a.sessions_superseded,
+                "empty_skipped": report.skipped_empty,
+            },
+            "messages": {
+                "added": a.messages_added,
+                "changed": a.messages_changed,
+                "removed": a.messages_removed,
+            },
+            "embeddings": match &embedded {
+                Ok(p) => json!({"messages": p.messages, "units": p.units, "embedded": p.embedded, "cached": p.cached}),
+                Err(why) => json!({"skipped": why}),
+            },
+            "discovery_errors": report.discovery_failed.iter().map(|(h, e)| json!({"harness": h, "error": e})).collect::<Vec<_>>(),
+            "seconds": elapsed.as_secs_f64(),
+        }))?;
+    }
+    let s = Style::stderr();
+    eprintln!(
+        "{} {} transcripts scanned, {} changed, {} failed; {} sessions added, {} updated; {} messages added in {:.2} s",
+        s.green("indexed"),
+        report.scanned,
+        report.changed,
+        report.failed.len(),
+        a.sessions_added,
+        a.sessions_updated,
+        a.messages_added,
+        elapsed.as_secs_f64()
+    );
+    match &embedded {
+        Ok(p) if p.units > 0 => eprintln!(
+            "embedded {} messages ({} texts through the model, {} from the cache)",
+            p.messages, p.embedded, p.cached
+        ),
+        Ok(_) => {}
+        Err(why) => {
+            output::warn(&format!(
+                "semantic index not updated: {why}; recall answers lexically"
+            ));
+        }
+    }
+    if a.sessions_orphaned > 0 {
+        eprintln!(
+            "{} sessions kept whose transcript is gone (see `deja sessions`; `deja forget` removes them)",
+            a.sessions_orphaned
+        );
+    }
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,111 @@
+//! `deja resume ID`: how to reopen a session in its harness, as its reader
+//! advises; `--run` runs that command in that directory.
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde_json::json;
+
+use crate::app::App;
+use crate::output;
+use crate::plugin_host::Resume;
+use crate::ExitStatus;
+
+/// Quotes `s` for a POSIX shell when it needs it.
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// Runs the command.
+pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatus> {
+    let store = super::open_read(app)?;
+    let row = super::pick_session(&store, id)?;
+    let plugin = app.host().get(&row.harness).ok_or_else(|| {
+        anyhow!(
+            "no loaded reader for harness `{}`, which wrote session `{}`; see `deja plugins`",
+            row.harness,
+            row.id
+        )
+    })?;
+    let context = app.context_for(&row.harness)?;
+    let source = row.source_path.as_deref().filter(|_| row.has_source);
+    let advice = plugin.resume(
+        &row.id,
+        &row.native_id,
+        row.project.dir.as_deref(),
+        source,
+        &context,
+    )?;
+    match advice {
+        Resume::Refused(message) => {
+            if as_json {
+                output::print_json(&json!({"session_id": row.id, "refused": message}))?;
+            }
+            output::error(&format!(
+                "{} cannot reopen session `{}`: {message}",
+                row.harness, row.id
+            ));
+            Ok(ExitStatus::Error)
+        }
+        Resume::Command { argv, cwd, note } => {
+            let Some((program, rest)) = argv.split_first() else {
+                bail!("the {} reader advised an empty command", row.harness);
+            };
+            let command = argv
+                .iter()
+                .map(|a| shell_quote(a))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let line = match &cwd {
+                Some(dir) => format!("cd {} && {command}", shell_quote(dir)),
+                None => command.clone(),
+            };
+            if !note.is_empty() {
+                output::warn(&note);
+            }
+            if as_json {
+                output::print_json(&json!({
+                    "session_id": row.id,
+                    "argv": argv,
+                    "cwd": cwd,
+                    "shell": line,
+                    "note": note,
+                }))?;
+            } else if !run_it {
+                println!("{line}");
+            }
+            if !run_it {
+                return Ok(ExitStatus::Success);
+            }
+            let mut cmd = std::process::Command::new(program);
+            cmd.args(rest);
+            if let Some(dir) = &cwd {
+                if !std::path::Path::new(dir).is_dir() {
+                    bail!("the session's directory `{dir}` does not exist any more");
+                }
+                cmd.current_dir(dir);
+            }
+            let status = cmd.status().with_context(|| {
+                format!("cannot run `{program}` (is it installed and on PATH?)")
+            })?;
+            std::process::exit(status.code().unwrap_or(2));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_quote;
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("gemini"), "gemini");
+        assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
+        assert_eq!(shell_quote(""), "''");
+    }
+}

@@ -1,0 +1,64 @@
+//! `deja sessions`: indexed sessions, newest first, with filters.
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::app::App;
+use crate::cli::SessionsArgs;
+use crate::output::{self, local_short, one_line, rfc3339, Style};
+use crate::ExitStatus;
+
+/// Runs the command.
+pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
+    let store = super::open_read(app)?;
+    let filter = args.filter.to_filter()?;
+    let rows = store.sessions(&filter, args.limit)?;
+    if args.json {
+        output::print_json(&json!({
+            "sessions": rows.iter().map(|r| json!({
+                "id": r.id,
+                "harness": r.harness,
+                "native_id": r.native_id,
+                "project": r.project,
+                "started_at": rfc3339(r.started_at),
+                "updated_at": rfc3339(r.updated_at),
+                "message_count": r.message_count,
+                "title": r.title,
+                "first_user_line": r.first_user,
+                "parent_id": r.parent_id,
+                "source": r.source_path,
+                "source_present": r.has_source,
+            })).collect::<Vec<_>>(),
+        }))?;
+        return Ok(ExitStatus::Success);
+    }
+    let s = Style::stdout();
+    for r in &rows {
+        let project = r
+            .project
+            .name
+            .as_deref()
+            .or(r.project.id.as_deref())
+            .unwrap_or("-");
+        let about = r.title.as_deref().or(r.first_user.as_deref()).unwrap_or("");
+        let gone = if r.has_source {
+            ""
+        } else {
+            " (transcript gone)"
+        };
+        println!(
+            "{}  {}  {:<7} {:<16} {:>4} msgs  {}{}",
+            s.cyan(&r.id),
+            local_short(r.started_at),
+            r.harness,
+            one_line(project, 16),
+            r.message_count,
+            one_line(about, 60),
+            s.dim(gone)
+        );
+    }
+    if rows.is_empty() {
+        eprintln!("no sessions match");
+    }
+    Ok(ExitStatus::Success)
+}

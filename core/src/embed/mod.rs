@@ -1,0 +1,380 @@
+//! Local embeddings: finding the ONNX Runtime library and the model on disk,
+//! loading them through fastembed, splitting long texts into token windows,
+//! and embedding batches of similar length. Nothing is ever downloaded here.
+
+pub mod pass;
+pub mod window;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use fastembed::{
+    InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
+};
+
+use crate::paths::Paths;
+
+/// The default model's folder name under `<data dir>/models`.
+pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
+
+/// Why embeddings are unavailable or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    /// The ONNX Runtime library is not where we looked.
+    #[error("ONNX Runtime not found (looked for {looked})")]
+    RuntimeMissing {
+        /// Where we looked.
+        looked: String,
+    },
+    /// The runtime library failed to load.
+    #[error("cannot load ONNX Runtime from `{path}`: {message}")]
+    RuntimeLoad {
+        /// The library.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// A model file is missing.
+    #[error("embedding model not found: `{0}` is missing")]
+    ModelMissing(PathBuf),
+    /// The model failed to load or run.
+    #[error("embedding model `{path}`: {message}")]
+    Model {
+        /// The model folder.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+}
+
+impl EmbedError {
+    /// Whether this means "not installed" (as opposed to broken).
+    pub fn is_missing(&self) -> bool {
+        matches!(
+            self,
+            EmbedError::RuntimeMissing { .. } | EmbedError::ModelMissing(_)
+        )
+    }
+}
+
+/// Where the model and runtime are, from the config and data folder.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Model folder.
+    pub model_dir: PathBuf,
+    /// Candidate runtime library paths, in order.
+    pub runtime_candidates: Vec<PathBuf>,
+    /// Tokens per window.
+    pub max_tokens: usize,
+    /// Overlap between windows.
+    pub overlap_tokens: usize,
+    /// Texts per model call.
+    pub batch_size: usize,
+    /// ONNX Runtime threads (0 = all cores).
+    pub threads: usize,
+    /// Whether embedding is enabled at all.
+    pub enabled: bool,
+}
+
+/// File names of the ONNX Runtime library on this platform, newest first.
+fn runtime_names() -> &'static [&'static str] {
+    if cfg!(target_os = "macos") {
+        &["libonnxruntime.dylib", "libonnxruntime.1.32.0.dylib"]
+    } else if cfg!(windows) {
+        &["onnxruntime.dll"]
+    } else {
+        &["libonnxruntime.so", "libonnxruntime.so.1.32.0"]
+    }
+}
+
+impl Settings {
+    /// From the config's `[embed]` section and the data folder.
+    pub fn from_config(c: &deja_config::Embed, paths: &Paths) -> Settings {
+        let model_dir = if c.model_dir.is_empty() {
+            paths.models_dir().join(DEFAULT_MODEL)
+        } else {
+            crate::paths::expand(&c.model_dir, &paths.home)
+        };
+        let mut runtime_candidates = Vec::new();
+        if !c.runtime.is_empty() {
+            runtime_candidates.push(crate::paths::expand(&c.runtime, &paths.home));
+        } else {
+            for name in runtime_names() {
+                runtime_candidates.push(paths.runtime_dir().join(name));
+            }
+            if let Some(p) = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()) {
+                runtime_candidates.push(PathBuf::from(p));
+            }
+        }
+        Settings {
+            model_dir,
+            runtime_candidates,
+            max_tokens: c.max_tokens,
+            overlap_tokens: c.overlap_tokens,
+            batch_size: c.batch_size,
+            threads: c.threads,
+            enabled: c.enabled,
+        }
+    }
+
+    /// The runtime library to use, if any candidate exists.
+    pub fn runtime(&self) -> Result<&Path, EmbedError> {
+        self.runtime_candidates
+            .iter()
+            .find(|p| p.is_file())
+            .map(|p| p.as_path())
+            .ok_or_else(|| EmbedError::RuntimeMissing {
+                looked: self
+                    .runtime_candidates
+                    .iter()
+                    .map(|p| format!("`{}`", p.display()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    /// The model files, checked to exist.
+    pub fn model_files(&self) -> Result<[PathBuf; 5], EmbedError> {
+        let files = [
+            "model.onnx",
+            "tokenizer.json",
+            "config.json",
+            "special_tokens_map.json",
+            "tokenizer_config.json",
+        ]
+        .map(|f| self.model_dir.join(f));
+        for f in &files {
+            if !f.is_file() {
+                return Err(EmbedError::ModelMissing(f.clone()));
+            }
+        }
+        Ok(files)
+    }
+}
+
+/// What the store remembers about the model it was embedded with, so that a
+/// later run can skip hashing the model file and probing its dimensions when
+/// the file has not changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Known {
+    /// [`Settings::fingerprint`] when the id was computed.
+    pub fingerprint: String,
+    /// The model id.
+    pub id: String,
+    /// Vector dimensions.
+    pub dims: usize,
+}
+
+impl Known {
+    /// Reads it from the store's meta table.
+    pub fn from_store(store: &crate::store::Store) -> Option<Known> {
+        Some(Known {
+            fingerprint: store.meta("embed_fingerprint").ok()??,
+            id: store.meta("embed_model").ok()??,
+            dims: store.meta("embed_dims").ok()??.parse().ok()?,
+        })
+    }
+
+    /// Writes it to the store's meta table.
+    pub fn save(&self, store: &crate::store::Store) -> crate::store::Result<()> {
+        store.set_meta("embed_fingerprint", &self.fingerprint)?;
+        store.set_meta("embed_model", &self.id)?;
+        store.set_meta("embed_dims", &self.dims.to_string())
+    }
+}
+
+impl Settings {
+    /// A cheap identity of the model files and windowing: path, size and
+    /// modification time of `model.onnx`, and the window sizes.
+    pub fn fingerprint(&self) -> Option<String> {
+        let path = self.model_dir.join("model.onnx");
+        let meta = std::fs::metadata(&path).ok()?;
+        let mtime = meta
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_nanos();
+        Some(format!(
+            "{}|{}|{mtime}|{}/{}",
+            path.display(),
+            meta.len(),
+            self.max_tokens,
+            self.overlap_tokens
+        ))
+    }
+}
+
+/// The one ONNX Runtime environment of this process.
+fn environment(lib: &Path) -> Result<ort::environment::Environment, EmbedError> {
+    static ENV: OnceLock<Result<ort::environment::Environment, String>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let builder = ort::init_from(lib).map_err(|e| e.to_string())?;
+        builder.with_name("deja").build().map_err(|e| e.to_string())
+    })
+    .clone()
+    .map_err(|message| EmbedError::RuntimeLoad {
+        path: lib.to_path_buf(),
+        message,
+    })
+}
+
+/// A loaded embedding model.
+pub struct Embedder {
+    model: TextEmbedding,
+    counter: tokenizers::Tokenizer,
+    fingerprint: String,
+    id: String,
+    dims: usize,
+    max_tokens: usize,
+    overlap_tokens: usize,
+    batch_size: usize,
+}
+
+impl Embedder {
+    /// Loads the runtime and model named by `settings`. When `known` describes
+    /// the same files, its id and dimensions are reused.
+    pub fn load(settings: &Settings, known: Option<&Known>) -> Result<Embedder, EmbedError> {
+        let fingerprint = settings.fingerprint();
+        let known = known.filter(|k| fingerprint.as_deref() == Some(k.fingerprint.as_str()));
+        let files = settings.model_files()?;
+        let lib = settings.runtime()?;
+        let env = environment(lib)?;
+        let read = |p: &PathBuf| {
+            std::fs::read(p).map_err(|e| EmbedError::Model {
+                path: p.clone(),
+                message: e.to_string(),
+            })
+        };
+        let [onnx, tokenizer, config, special, tokenizer_config] = &files;
+        let onnx_bytes = read(onnx)?;
+        let model_hash = match known {
+            Some(_) => String::new(),
+            None => crate::store::sha256_hex(&onnx_bytes),
+        };
+        let model = UserDefinedEmbeddingModel::new(
+            onnx_bytes,
+            TokenizerFiles {
+                tokenizer_file: read(tokenizer)?,
+                config_file: read(config)?,
+                special_tokens_map_file: read(special)?,
+                tokenizer_config_file: read(tokenizer_config)?,
+            },
+        )
+        .with_pooling(Pooling::Mean);
+        let mut options = InitOptionsUserDefined::default()
+            .with_environment(env)
+            .with_max_length(settings.max_tokens);
+        if settings.threads > 0 {
+            options = options.with_intra_threads(settings.threads);
+        }
+        let model_err = |message: String| EmbedError::Model {
+            path: settings.model_dir.clone(),
+            message,
+        };
+        let mut model = TextEmbedding::try_new_from_user_defined(model, options)
+            .map_err(|e| model_err(e.to_string()))?;
+        let mut counter = model.tokenizer.clone();
+        counter
+            .with_truncation(None)
+            .map_err(|e| model_err(e.to_string()))?;
+        counter.with_padding(None);
+        let (id, dims) = match known {
+            Some(k) => (k.id.clone(), k.dims),
+            None => {
+                let probe = model
+                    .embed(["deja"], None)
+                    .map_err(|e| model_err(e.to_string()))?;
+                let dims = probe.first().map(|v| v.len()).unwrap_or(0);
+                if dims == 0 {
+                    return Err(model_err("the model returned an empty embedding".into()));
+                }
+                let name = settings
+                    .model_dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "model".into());
+                let id = format!(
+                    "{name}@{}:{}/{}",
+                    model_hash.get(..12).unwrap_or(&model_hash),
+                    settings.max_tokens,
+                    settings.overlap_tokens
+                );
+                (id, dims)
+            }
+        };
+        Ok(Embedder {
+            model,
+            counter,
+            fingerprint: fingerprint.unwrap_or_default(),
+            id,
+            dims,
+            max_tokens: settings.max_tokens,
+            overlap_tokens: settings.overlap_tokens,
+            batch_size: settings.batch_size,
+        })
+    }
+
+    /// Identifies the model and the windowing: vectors from different ids never mix.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// What the store should remember about this model.
+    pub fn known(&self) -> Known {
+        Known {
+            fingerprint: self.fingerprint.clone(),
+            id: self.id.clone(),
+            dims: self.dims,
+        }
+    }
+
+    /// Vector dimensions.
+    pub fn dims(&self) -> usize {
+        self.dims
+    }
+
+    /// Splits `text` into windows of at most the configured number of tokens.
+    pub fn windows(&self, text: &str) -> Vec<String> {
+        window::split(&self.counter, text, self.max_tokens, self.overlap_tokens)
+    }
+
+    /// Embeds `texts`, returning unit-length vectors in the same order.
+    pub fn embed(&mut self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut vectors = self
+            .model
+            .embed(texts, Some(self.batch_size))
+            .map_err(|e| EmbedError::Model {
+                path: PathBuf::from(&self.id),
+                message: e.to_string(),
+            })?;
+        for v in &mut vectors {
+            normalize(v);
+        }
+        Ok(vectors)
+    }
+
+    /// Embeds one query.
+    pub fn embed_query(&mut self, query: &str) -> Result<Vec<f32>, EmbedError> {
+        let mut v = self.embed(&[query.to_string()])?;
+        Ok(v.pop().unwrap_or_default())
+    }
+}
+
+/// Scales `v` to unit length (no-op for the zero vector).
+pub fn normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        for x in v {
+            *x /= norm;
+        }
+    }
+}
+
+/// Dot product.
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}

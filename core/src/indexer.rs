@@ -1,0 +1,213 @@
+//! The ingest pipeline behind `deja index`: discover with every enabled
+//! reader, read only transcripts that changed (size and mtime, then content
+//! hash, then the reader's version), parse them through their plugin, and store
+//! each one in its own transaction. A failing transcript is reported and
+//! skipped; what was indexed from it before is kept.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::app::App;
+use crate::model::Session;
+use crate::plugin_host::Plugin;
+use crate::redact::Redactor;
+use crate::store::ingest::{Applied, FileState};
+use crate::store::{sha256_hex, Store};
+use crate::transcripts;
+
+/// What happened during a run, for the summary line and `--json`.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Transcripts the readers returned.
+    pub scanned: usize,
+    /// Transcripts read and parsed because they changed.
+    pub changed: usize,
+    /// Transcripts that failed (path, reason).
+    pub failed: Vec<(String, String)>,
+    /// Readers whose discovery failed (harness, reason).
+    pub discovery_failed: Vec<(String, String)>,
+    /// Warnings from discovery and parsing.
+    pub warnings: Vec<String>,
+    /// Sessions found empty and skipped.
+    pub skipped_empty: u64,
+    /// What the store did.
+    pub applied: Applied,
+}
+
+/// Progress callbacks.
+pub trait Progress {
+    /// The number of transcripts to look at is known.
+    fn transcripts(&mut self, total: usize);
+    /// One transcript was handled.
+    fn transcript_done(&mut self, path: &Path);
+}
+
+/// A progress sink that ignores everything.
+pub struct Quiet;
+
+impl Progress for Quiet {
+    fn transcripts(&mut self, _total: usize) {}
+    fn transcript_done(&mut self, _path: &Path) {}
+}
+
+fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// Indexes every transcript of every enabled reader into `store`.
+pub fn run(
+    app: &App,
+    store: &mut Store,
+    redactor: &Redactor,
+    progress: &mut dyn Progress,
+) -> Result<Report> {
+    let mut report = Report::default();
+    let plugins = app.enabled_plugins()?;
+    let mut work: Vec<(&Plugin, PathBuf)> = Vec::new();
+    let mut discovered_ok: Vec<&str> = Vec::new();
+    for plugin in &plugins {
+        let context = app.context_for(&plugin.harness)?;
+        match plugin.discover(&context) {
+            Ok(found) => {
+                report.warnings.extend(found.warnings);
+                let mut seen = HashSet::new();
+                for path in found.transcripts {
+                    let path = absolute(&path, &app.paths.home);
+                    if seen.insert(path.clone()) {
+                        work.push((plugin, path));
+                    }
+                }
+                discovered_ok.push(&plugin.harness);
+            }
+            Err(e) => report
+                .discovery_failed
+                .push((plugin.harness.clone(), e.message.clone())),
+        }
+    }
+    report.scanned = work.len();
+    progress.transcripts(work.len());
+
+    let limit = app.config.config.index.max_file_bytes;
+    for (plugin, path) in work {
+        let context = app.context_for(&plugin.harness)?;
+        match index_one(store, plugin, &path, limit, &context, redactor) {
+            Ok(Outcome::Unchanged) => {}
+            Ok(Outcome::Indexed {
+                applied,
+                skipped_empty,
+                warnings,
+            }) => {
+                report.changed += 1;
+                report.applied.add(&applied);
+                report.skipped_empty += u64::from(skipped_empty);
+                report.warnings.extend(
+                    warnings
+                        .into_iter()
+                        .map(|w| format!("`{}`: {w}", path.display())),
+                );
+            }
+            Err(e) => {
+                report.changed += 1;
+                report.failed.push((path.to_string_lossy().into_owned(), e));
+            }
+        }
+        progress.transcript_done(&path);
+    }
+
+    for harness in discovered_ok {
+        report.applied.sessions_orphaned += store.orphan_missing(harness)?;
+    }
+    Ok(report)
+}
+
+fn absolute(path: &Path, base: &Path) -> PathBuf {
+    let p = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        base.join(path)
+    };
+    std::fs::canonicalize(&p).unwrap_or(p)
+}
+
+enum Outcome {
+    Unchanged,
+    Indexed {
+        applied: Applied,
+        skipped_empty: u32,
+        warnings: Vec<String>,
+    },
+}
+
+/// Indexes one transcript if it changed. Errors are strings naming the reason
+/// (the caller adds the path).
+fn index_one(
+    store: &mut Store,
+    plugin: &Plugin,
+    path: &Path,
+    limit: u64,
+    context: &deja_plugin_api::HostContext,
+    redactor: &Redactor,
+) -> std::result::Result<Outcome, String> {
+    let path_text = path.to_string_lossy();
+    let reader = format!("{} {}", plugin.name, plugin.version);
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    let size = meta.len() as i64;
+    let mtime = mtime_ns(&meta);
+    let known = store
+        .source(&plugin.harness, &path_text)
+        .map_err(|e| e.to_string())?;
+    if let Some(k) = &known {
+        if k.size == size && k.mtime_ns == mtime && k.reader == reader {
+            return Ok(Outcome::Unchanged);
+        }
+    }
+    let t = transcripts::read(path, limit).map_err(|e| match e {
+        transcripts::ReadError::Io { source, .. } => format!("cannot read: {source}"),
+        other => other.to_string(),
+    })?;
+    let hash = sha256_hex(&t.bytes);
+    let file = FileState {
+        harness: &plugin.harness,
+        path: &path_text,
+        size: t.size as i64,
+        mtime_ns: mtime,
+        hash: &hash,
+        reader: &reader,
+    };
+    if let Some(k) = &known {
+        if k.hash == hash && k.reader == reader {
+            store
+                .touch_source(k.id, file.size, mtime)
+                .map_err(|e| e.to_string())?;
+            return Ok(Outcome::Unchanged);
+        }
+    }
+    match plugin.parse(path, &t.bytes, t.modified_ms, context) {
+        Ok(parsed) => {
+            let sessions: Vec<Session> = parsed
+                .sessions
+                .into_iter()
+                .map(|s| redactor.session(s))
+                .collect();
+            let applied = store.apply(&file, &sessions).map_err(|e| e.to_string())?;
+            Ok(Outcome::Indexed {
+                applied,
+                skipped_empty: parsed.skipped_empty,
+                warnings: parsed.warnings,
+            })
+        }
+        Err(e) => {
+            let reason = e.message.clone();
+            store
+                .record_failure(&file, &reason)
+                .map_err(|e| e.to_string())?;
+            Err(reason)
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! The SQLite schema and its migrations. `PRAGMA user_version` holds the
+//! schema version; each migration runs once, in its own transaction.
+
+/// Migrations in order; the schema version is the number applied.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: sources, sessions, messages with FTS5, files, commands, tombstones,
+    //    embedding units and the embedding cache.
+    r#"
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+-- One row per transcript file a reader returned.
+CREATE TABLE sources (
+    id         INTEGER PRIMARY KEY,
+    harness    TEXT    NOT NULL,
+    path       TEXT    NOT NULL,
+    size       INTEGER NOT NULL,
+    mtime_ns   INTEGER NOT NULL,
+    hash       TEXT    NOT NULL,
+    indexed_at INTEGER NOT NULL,
+    reader     TEXT    NOT NULL,
+    error      TEXT,
+    UNIQUE (harness, path)
+);
+
+-- source_id is NULL once the transcript is gone: memory outlives files.
+CREATE TABLE sessions (
+    id            INTEGER PRIMARY KEY,
+    harness       TEXT    NOT NULL,
+    session_id    TEXT    NOT NULL,
+    native_id     TEXT    NOT NULL,
+    source_id     INTEGER REFERENCES sources(id) ON DELETE SET NULL,
+    source_path   TEXT,
+    started_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL,
+    project_dir   TEXT,
+    project_name  TEXT,
+    project_id    TEXT,
+    title         TEXT,
+    parent_id     TEXT,
+    precedence    INTEGER NOT NULL,
+    message_count INTEGER NOT NULL,
+    first_user    TEXT,
+    UNIQUE (harness, session_id)
+);
+CREATE INDEX sessions_started ON sessions (started_at);
+CREATE INDEX sessions_source ON sessions (source_id);
+
+CREATE TABLE messages (
+    id        INTEGER PRIMARY KEY,
+    session   INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    position  INTEGER NOT NULL,
+    role      TEXT    NOT NULL,
+    text      TEXT    NOT NULL,
+    timestamp INTEGER NOT NULL,
+    native_id TEXT,
+    hash      TEXT    NOT NULL,
+    UNIQUE (session, position)
+);
+
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    text,
+    content = 'messages',
+    content_rowid = 'id',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER messages_ai AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts (rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER messages_ad AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER messages_au AFTER UPDATE OF text ON messages BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO messages_fts (rowid, text) VALUES (new.id, new.text);
+END;
+
+CREATE TABLE files (
+    session   INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    position  INTEGER NOT NULL,
+    path      TEXT    NOT NULL,
+    action    TEXT    NOT NULL,
+    timestamp INTEGER NOT NULL
+);
+CREATE INDEX files_session ON files (session);
+
+CREATE TABLE commands (
+    session   INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    position  INTEGER NOT NULL,
+    command   TEXT    NOT NULL,
+    origin    TEXT    NOT NULL,
+    timestamp INTEGER NOT NULL
+);
+CREATE INDEX commands_session ON commands (session);
+
+-- Forgotten sessions never come back.
+CREATE TABLE tombstones (
+    harness      TEXT    NOT NULL,
+    session_id   TEXT    NOT NULL,
+    forgotten_at INTEGER NOT NULL,
+    PRIMARY KEY (harness, session_id)
+);
+
+-- Embedding units: windows of a message's text, keyed by the vector index.
+-- A row exists only once its vector is in `embeddings`. Ids are never reused,
+-- so a stale key left in the vector index can never name another chunk.
+CREATE TABLE chunks (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    message   INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    ordinal   INTEGER NOT NULL,
+    text_hash TEXT    NOT NULL,
+    UNIQUE (message, ordinal)
+);
+CREATE INDEX chunks_hash ON chunks (text_hash);
+
+-- Keys to remove from the vector index at its next save.
+CREATE TABLE vector_trash (
+    key INTEGER PRIMARY KEY
+);
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT OR IGNORE INTO vector_trash (key) VALUES (old.id);
+END;
+
+-- Never embed the same text twice with the same model.
+CREATE TABLE embeddings (
+    text_hash TEXT NOT NULL,
+    model     TEXT NOT NULL,
+    vector    BLOB NOT NULL,
+    PRIMARY KEY (text_hash, model)
+) WITHOUT ROWID;
+"#,
+];
+
+/// The schema version this deja writes.
+pub fn current_version() -> i64 {
+    MIGRATIONS.len() as i64
+}

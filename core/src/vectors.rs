@@ -1,0 +1,423 @@
+//! The vector index: a usearch HNSW index of embedding units, keyed by the
+//! `chunks` rowids of SQLite, which stays the source of truth.
+//!
+//! The index file is saved atomically (temp file, fsync, rename), so a reader
+//! that has it open keeps its old copy. SQLite records the highest chunk id the
+//! saved file holds (`vectors_watermark`) and, in `vector_trash`, the keys
+//! deleted since. Syncing adds every chunk above the watermark (its vector comes
+//! from the `embeddings` table), removes the trash, then saves. A crash at any
+//! point leaves the file behind SQLite, never ahead of it, and the next sync
+//! catches up; a file that disagrees in a way syncing cannot explain (wrong
+//! size or shape, unreadable) is rebuilt from SQLite.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rusqlite::params;
+use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
+
+use crate::app::App;
+use crate::store::Store;
+
+/// Meta key: highest chunk id in the saved index file.
+const WATERMARK: &str = "vectors_watermark";
+/// Meta key: the scalar kind of the saved file.
+const QUANTIZATION: &str = "vectors_quantization";
+
+/// Errors of the vector index.
+#[derive(Debug, thiserror::Error)]
+pub enum VectorError {
+    /// usearch failed.
+    #[error("vector index `{path}`: {message}")]
+    Index {
+        /// The index file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+}
+
+type Result<T> = std::result::Result<T, VectorError>;
+
+/// The quantization deja uses: f16 keeps recall within a hair of f32 at half
+/// the size (see BENCHMARKS.md).
+pub const SCALAR: ScalarKind = ScalarKind::F16;
+
+fn options(dims: usize) -> IndexOptions {
+    IndexOptions {
+        dimensions: dims,
+        metric: MetricKind::Cos,
+        quantization: SCALAR,
+        connectivity: 16,
+        expansion_add: 128,
+        expansion_search: 64,
+        multi: false,
+    }
+}
+
+/// A vector index in memory (loaded or viewed).
+pub struct VectorIndex {
+    index: Index,
+    path: PathBuf,
+    dims: usize,
+}
+
+impl VectorIndex {
+    fn err(&self, e: impl std::fmt::Display) -> VectorError {
+        VectorError::Index {
+            path: self.path.clone(),
+            message: e.to_string(),
+        }
+    }
+
+    /// An empty index for `dims`-dimensional vectors, to be saved at `path`.
+    pub fn empty(path: &Path, dims: usize) -> Result<VectorIndex> {
+        let index = Index::new(&options(dims)).map_err(|e| VectorError::Index {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        Ok(VectorIndex {
+            index,
+            path: path.to_path_buf(),
+            dims,
+        })
+    }
+
+    /// Opens the file at `path` if it has the expected shape; `None` if it is
+    /// missing or does not match (the caller rebuilds).
+    pub fn open(path: &Path, dims: usize, view: bool) -> Option<VectorIndex> {
+        let text = path.to_str()?;
+        if !path.is_file() {
+            return None;
+        }
+        let meta = Index::metadata(text).ok()?;
+        if meta.dimensions as usize != dims || meta.quantization != SCALAR || meta.multi {
+            return None;
+        }
+        let index = Index::new(&options(dims)).ok()?;
+        let loaded = if view {
+            index.view(text)
+        } else {
+            index.load(text)
+        };
+        loaded.ok()?;
+        index.change_expansion_search(64);
+        Some(VectorIndex {
+            index,
+            path: path.to_path_buf(),
+            dims,
+        })
+    }
+
+    /// Number of vectors.
+    pub fn len(&self) -> usize {
+        self.index.size()
+    }
+
+    /// Whether it holds no vector.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether `key` is present.
+    pub fn contains(&self, key: u64) -> bool {
+        self.index.contains(key)
+    }
+
+    /// Copies the vector of `key` into `buf`; false when absent.
+    pub fn vector(&self, key: u64, buf: &mut Vec<f32>) -> bool {
+        buf.resize(self.dims, 0.0);
+        matches!(self.index.get(key, &mut buf[..]), Ok(n) if n > 0)
+    }
+
+    /// Adds (or replaces) the vector of `key`.
+    pub fn add(&mut self, key: u64, vector: &[f32]) -> Result<()> {
+        if vector.len() != self.dims {
+            return Err(self.err(format!(
+                "vector of {} dimensions for an index of {}",
+                vector.len(),
+                self.dims
+            )));
+        }
+        if self.index.contains(key) {
+            self.index.remove(key).map_err(|e| self.err(e))?;
+        }
+        if self.index.size() + 1 > self.index.capacity() {
+            let grow = (self.index.capacity() * 2).max(1024);
+            self.index.reserve(grow).map_err(|e| self.err(e))?;
+        }
+        self.index.add(key, vector).map_err(|e| self.err(e))
+    }
+
+    /// Removes `key` if present.
+    pub fn remove(&mut self, key: u64) -> Result<()> {
+        if self.index.contains(key) {
+            self.index.remove(key).map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// The `k` nearest keys to `query` with their cosine similarity.
+    pub fn search(&self, query: &[f32], k: usize) -> Result<Vec<(u64, f32)>> {
+        if self.is_empty() || k == 0 {
+            return Ok(Vec::new());
+        }
+        let m = self.index.search(query, k).map_err(|e| self.err(e))?;
+        Ok(m.keys
+            .into_iter()
+            .zip(m.distances)
+            .map(|(key, d)| (key, 1.0 - d))
+            .collect())
+    }
+
+    /// The `k` nearest keys among those `allowed` accepts.
+    pub fn filtered_search(
+        &self,
+        query: &[f32],
+        k: usize,
+        allowed: impl Fn(u64) -> bool,
+    ) -> Result<Vec<(u64, f32)>> {
+        if self.is_empty() || k == 0 {
+            return Ok(Vec::new());
+        }
+        let m = self
+            .index
+            .filtered_search(query, k, allowed)
+            .map_err(|e| self.err(e))?;
+        Ok(m.keys
+            .into_iter()
+            .zip(m.distances)
+            .map(|(key, d)| (key, 1.0 - d))
+            .collect())
+    }
+
+    /// Writes the index next to its path and renames it into place, so readers
+    /// never see a partial file.
+    pub fn save_atomic(&self) -> Result<()> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        let tmp = dir.join(format!(
+            ".{}.tmp-{}",
+            self.path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            std::process::id()
+        ));
+        let tmp_text = tmp.to_string_lossy().into_owned();
+        self.index.save(&tmp_text).map_err(|e| self.err(e))?;
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&tmp)
+            .map_err(|e| self.err(e))?;
+        file.sync_all().map_err(|e| self.err(e))?;
+        drop(file);
+        crate::store::make_private(&tmp)?;
+        std::fs::rename(&tmp, &self.path).map_err(|e| self.err(e))?;
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+/// Reads a stored vector blob (little-endian f32s).
+pub fn from_blob(blob: &[u8]) -> Vec<f32> {
+    blob.chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+/// Encodes a vector as a blob (little-endian f32s).
+pub fn to_blob(v: &[f32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len() * 4);
+    for x in v {
+        out.write_all(&x.to_le_bytes()).ok();
+    }
+    out
+}
+
+/// The watermark recorded in the store.
+pub fn watermark(store: &Store) -> Result<i64> {
+    Ok(store
+        .meta(WATERMARK)?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0))
+}
+
+/// Whether the saved index file already matches the store: it exists, no
+/// key waits for removal and no unit is above its watermark.
+pub fn in_sync(store: &Store, path: &Path) -> Result<bool> {
+    if !path.is_file() {
+        let chunks: i64 = store
+            .conn()
+            .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))
+            .map_err(|e| VectorError::Store(store.wrap(e)))?;
+        return Ok(chunks == 0);
+    }
+    let (trash, max): (i64, i64) = store
+        .conn()
+        .query_row(
+            "SELECT (SELECT count(*) FROM vector_trash), (SELECT coalesce(max(id), 0) FROM chunks)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(|e| VectorError::Store(store.wrap(e)))?;
+    Ok(trash == 0 && max <= watermark(store)?)
+}
+
+/// Brings the index file in line with the store: removes trashed keys, adds
+/// chunks above the watermark, rebuilds from scratch when the file is missing
+/// or inconsistent, and saves atomically. `model` is the store's embedding
+/// model id; `dims` its dimensions.
+pub fn sync(store: &Store, path: &Path, model: &str, dims: usize) -> Result<VectorIndex> {
+    let conn = store.conn();
+    let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
+    let max_chunk: i64 = conn
+        .query_row("SELECT coalesce(max(id), 0) FROM chunks", [], |r| r.get(0))
+        .map_err(sq)?;
+    let chunk_count: i64 = conn
+        .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))
+        .map_err(sq)?;
+    let mark = watermark(store)?;
+    let quant_ok = store.meta(QUANTIZATION)?.as_deref() == Some(scalar_name());
+
+    let mut index = match VectorIndex::open(path, dims, false) {
+        Some(ix) if quant_ok && mark <= max_chunk => ix,
+        _ => VectorIndex::empty(path, dims)?,
+    };
+    let from = if index.is_empty() { 0 } else { mark };
+    if index.is_empty() {
+        index
+            .index
+            .reserve(chunk_count.max(1) as usize)
+            .map_err(|e| index.err(e))?;
+    }
+
+    // Remove what was deleted since the last save.
+    let trash: Vec<i64> = {
+        let mut stmt = conn.prepare("SELECT key FROM vector_trash").map_err(sq)?;
+        let rows = stmt.query_map([], |r| r.get(0)).map_err(sq)?;
+        rows.collect::<rusqlite::Result<_>>().map_err(sq)?
+    };
+    for key in &trash {
+        index.remove(*key as u64)?;
+    }
+
+    // Add what was embedded since.
+    {
+        let mut stmt = conn
+            .prepare(
+                "SELECT c.id, e.vector FROM chunks c
+                 JOIN embeddings e ON e.text_hash = c.text_hash AND e.model = ?2
+                 WHERE c.id > ?1 ORDER BY c.id",
+            )
+            .map_err(sq)?;
+        let rows = stmt
+            .query_map(params![from, model], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
+            })
+            .map_err(sq)?;
+        let rows: Vec<(i64, Vec<u8>)> = rows.collect::<rusqlite::Result<_>>().map_err(sq)?;
+        let need = index.len() + rows.len();
+        if need > index.index.capacity() {
+            index.index.reserve(need).map_err(|e| index.err(e))?;
+        }
+        for (id, blob) in rows {
+            index.add(id as u64, &from_blob(&blob))?;
+        }
+    }
+
+    // A file that still disagrees with SQLite is rebuilt.
+    if index.len() as i64 != chunk_count {
+        drop(index);
+        let _ = std::fs::remove_file(path);
+        store.set_meta(WATERMARK, "0")?;
+        return sync_fresh(store, path, model, dims);
+    }
+    index.save_atomic()?;
+    store.set_meta(WATERMARK, &max_chunk.to_string())?;
+    store.set_meta(QUANTIZATION, scalar_name())?;
+    if !trash.is_empty() {
+        // Only the writer (who holds the lock) adds to the trash.
+        conn.execute("DELETE FROM vector_trash", []).map_err(sq)?;
+    }
+    Ok(index)
+}
+
+fn sync_fresh(store: &Store, path: &Path, model: &str, dims: usize) -> Result<VectorIndex> {
+    let conn = store.conn();
+    let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
+    let mut index = VectorIndex::empty(path, dims)?;
+    let mut stmt = conn
+        .prepare(
+            "SELECT c.id, e.vector FROM chunks c
+             JOIN embeddings e ON e.text_hash = c.text_hash AND e.model = ?1 ORDER BY c.id",
+        )
+        .map_err(sq)?;
+    let rows: Vec<(i64, Vec<u8>)> = stmt
+        .query_map([model], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(sq)?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(sq)?;
+    index
+        .index
+        .reserve(rows.len().max(1))
+        .map_err(|e| index.err(e))?;
+    let mut max = 0;
+    for (id, blob) in rows {
+        index.add(id as u64, &from_blob(&blob))?;
+        max = max.max(id);
+    }
+    index.save_atomic()?;
+    store.set_meta(WATERMARK, &max.to_string())?;
+    store.set_meta(QUANTIZATION, scalar_name())?;
+    conn.execute("DELETE FROM vector_trash", []).map_err(sq)?;
+    Ok(index)
+}
+
+fn scalar_name() -> &'static str {
+    "f16"
+}
+
+/// After sessions were removed: drop their vectors from the index file, if
+/// there is one (no model needed: removals only).
+pub fn sync_after_change(app: &App, store: &Store) -> Result<()> {
+    let path = app.paths.vectors();
+    let Some(model) = store.meta("embed_model")? else {
+        return Ok(());
+    };
+    let Some(dims) = store.meta("embed_dims")?.and_then(|d| d.parse().ok()) else {
+        return Ok(());
+    };
+    sync(store, &path, &model, dims).map(|_| ())
+}
+
+/// Vectors of chunks the saved file does not hold yet (above the watermark),
+/// for readers that search while an index run is writing: keyed by chunk id.
+pub fn unsynced(store: &Store, model: &str) -> Result<HashMap<u64, Vec<f32>>> {
+    let conn = store.conn();
+    let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
+    let mark = watermark(store)?;
+    let mut stmt = conn
+        .prepare(
+            "SELECT c.id, e.vector FROM chunks c
+             JOIN embeddings e ON e.text_hash = c.text_hash AND e.model = ?2
+             WHERE c.id > ?1",
+        )
+        .map_err(sq)?;
+    let rows = stmt
+        .query_map(params![mark, model], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
+        })
+        .map_err(sq)?;
+    let mut out = HashMap::new();
+    for row in rows {
+        let (id, blob) = row.map_err(sq)?;
+        out.insert(id as u64, from_blob(&blob));
+    }
+    Ok(out)
+}

@@ -16,7 +16,6 @@ pub fn repo() -> PathBuf {
 }
 
 /// The fixtures folder.
-#[allow(dead_code)]
 pub fn fixtures() -> PathBuf {
     repo().join("fixtures")
 }

@@ -7,5 +7,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod common;
+mod golden;
 mod parse;
 mod plugins;

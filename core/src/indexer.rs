@@ -167,10 +167,29 @@ fn index_one(
             return Ok(Outcome::Unchanged);
         }
     }
-    let t = transcripts::read(path, limit).map_err(|e| match e {
-        transcripts::ReadError::Io { source, .. } => format!("cannot read: {source}"),
-        other => other.to_string(),
-    })?;
+    let t = match transcripts::read(path, limit) {
+        Ok(t) => t,
+        Err(e) => {
+            let reason = match e {
+                transcripts::ReadError::Io { source, .. } => format!("cannot read: {source}"),
+                other => other.to_string(),
+            };
+            // Recorded so that `deja doctor` lists it and an unchanged file is
+            // not retried on every run; its sessions stay as they are.
+            let file = FileState {
+                harness: &plugin.harness,
+                path: &path_text,
+                size,
+                mtime_ns: mtime,
+                hash: "",
+                reader: &reader,
+            };
+            store
+                .record_failure(&file, &reason)
+                .map_err(|e| e.to_string())?;
+            return Err(reason);
+        }
+    };
     let hash = sha256_hex(&t.bytes);
     let file = FileState {
         harness: &plugin.harness,

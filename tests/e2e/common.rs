@@ -201,7 +201,6 @@ impl Sandbox {
     }
 
     /// Sets an environment variable for later runs.
-    #[allow(dead_code)]
     pub fn env(&mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) {
         self.env.push((
             key.to_string(),
@@ -269,4 +268,154 @@ pub fn install_plugin(from: &Path, dir: &Path) -> PathBuf {
     std::fs::copy(from, &to).unwrap();
     set_mode(&to, 0o755);
     to
+}
+
+/// The installed model and runtime (from `scripts/fetch-model`), for tests
+/// that need real embeddings. Panics with the fix when they are missing: such
+/// tests never pass without the model.
+pub fn installed_model() -> (PathBuf, PathBuf) {
+    let data = std::env::var_os("DEJA_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".local/share/deja")
+        });
+    let model = data.join("models/all-MiniLM-L6-v2");
+    let runtime = [
+        "libonnxruntime.so",
+        "libonnxruntime.dylib",
+        "onnxruntime.dll",
+    ]
+    .iter()
+    .map(|n| data.join("runtime").join(n))
+    .find(|p| p.exists());
+    match runtime {
+        Some(rt) if model.join("model.onnx").exists() => (model, rt),
+        _ => panic!(
+            "the embedding model is not installed under {}; run scripts/fetch-model first",
+            data.display()
+        ),
+    }
+}
+
+impl Sandbox {
+    /// Configures the installed model (see [`installed_model`]) plus `extra` TOML.
+    pub fn config_with_model(&self, extra: &str) {
+        let (model, runtime) = installed_model();
+        self.config(&format!(
+            "[embed]\nmodel_dir = {:?}\nruntime = {:?}\n{extra}",
+            model.to_str().unwrap(),
+            runtime.to_str().unwrap()
+        ));
+    }
+
+    /// The index database.
+    pub fn database(&self) -> PathBuf {
+        self.data_dir().join("index.sqlite")
+    }
+
+    /// A canonical dump of the store's content (no row ids or times of
+    /// indexing), for comparing two stores.
+    pub fn dump(&self) -> String {
+        let conn = rusqlite::Connection::open_with_flags(
+            self.database(),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .unwrap();
+        // FTS5's own consistency check (fails on a corrupt index; changes nothing).
+        {
+            let rw = rusqlite::Connection::open(self.database()).unwrap();
+            rw.execute(
+                "INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)",
+                [],
+            )
+            .expect("the full-text index is consistent");
+        }
+        let mut out = String::new();
+        let queries = [
+            "SELECT harness, session_id, native_id, coalesce(source_path,''), source_id IS NULL, started_at,
+                    updated_at, coalesce(project_dir,''), coalesce(project_name,''), coalesce(project_id,''),
+                    coalesce(title,''), coalesce(parent_id,''), message_count, coalesce(first_user,'')
+             FROM sessions ORDER BY harness, session_id",
+            "SELECT s.harness, s.session_id, m.position, m.role, m.hash, m.timestamp, coalesce(m.native_id,'')
+             FROM messages m JOIN sessions s ON s.id = m.session ORDER BY 1, 2, 3",
+            "SELECT s.harness, s.session_id, f.position, f.path, f.action FROM files f
+             JOIN sessions s ON s.id = f.session ORDER BY 1, 2, 3",
+            "SELECT s.harness, s.session_id, c.position, c.command, c.origin FROM commands c
+             JOIN sessions s ON s.id = c.session ORDER BY 1, 2, 3",
+            "SELECT s.harness, s.session_id, m.position, c.ordinal, c.text_hash FROM chunks c
+             JOIN messages m ON m.id = c.message JOIN sessions s ON s.id = m.session ORDER BY 1, 2, 3, 4",
+            // Through the full-text index itself, not its content table.
+            "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'module OR tenant OR question OR answer'",
+            "SELECT harness, path, hash, error IS NULL FROM sources ORDER BY 1, 2",
+            "SELECT harness, session_id FROM tombstones ORDER BY 1, 2",
+        ];
+        for q in queries {
+            let mut stmt = conn.prepare(q).unwrap();
+            let n = stmt.column_count();
+            let rows = stmt
+                .query_map([], |r| {
+                    let mut cols = Vec::new();
+                    for i in 0..n {
+                        let v: rusqlite::types::Value = r.get(i)?;
+                        cols.push(format!("{v:?}"));
+                    }
+                    Ok(cols.join("|"))
+                })
+                .unwrap();
+            for row in rows {
+                out.push_str(&row.unwrap());
+                out.push('\n');
+            }
+            out.push_str("--\n");
+        }
+        out
+    }
+
+    /// Runs `deja index --json` and returns its summary.
+    pub fn index(&self) -> Value {
+        self.ok(&["index", "--json"]).json()
+    }
+}
+
+/// Writes a Gemini CLI JSONL recording with `n` messages under
+/// `<gemini>/tmp/<project>/chats/`, returning its path.
+pub fn gemini_session(
+    gemini: &Path,
+    project: &str,
+    id: &str,
+    start_minute: u32,
+    n: usize,
+    topic: &str,
+) -> PathBuf {
+    let chats = gemini.join("tmp").join(project).join("chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let start = format!(
+        "2026-07-17T{:02}:{:02}:00.000Z",
+        8 + start_minute / 60,
+        start_minute % 60
+    );
+    let mut lines = vec![serde_json::json!({
+        "sessionId": id, "projectHash": "0".repeat(64), "startTime": start,
+        "lastUpdated": start, "kind": "main"
+    })];
+    for i in 0..n {
+        let (kind, content) = if i % 2 == 0 {
+            (
+                "user",
+                serde_json::json!([{"text": format!("Question {i} about {topic}: how should the {topic} work in module {i}?")}]),
+            )
+        } else {
+            ("gemini", serde_json::json!(format!("Answer {i}: the {topic} in module {i} keeps its state in a small table, and the tests cover it.")))
+        };
+        lines.push(serde_json::json!({"id": format!("{id}-m{i}"), "timestamp": start, "type": kind, "content": content}));
+        lines.push(serde_json::json!({"$set": {"lastUpdated": start}}));
+    }
+    let path = chats.join(format!(
+        "session-2026-07-17T08-{:02}-{}.jsonl",
+        start_minute % 60,
+        &id[..8]
+    ));
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    path
 }

@@ -8,5 +8,7 @@
 
 mod common;
 mod golden;
+mod index;
 mod parse;
 mod plugins;
+mod recall;

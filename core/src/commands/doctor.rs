@@ -118,7 +118,22 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
         }
     }
     let vectors = app.paths.vectors();
-    store_json["vectors"] = json!({"path": vectors, "bytes": size(&vectors)});
+    let vector_count = vectors
+        .to_str()
+        .and_then(|p| usearch::Index::metadata(p).ok())
+        .map(|m| m.count_present);
+    store_json["vectors"] =
+        json!({"path": vectors, "bytes": size(&vectors), "count": vector_count});
+    if let Some(s) = &store {
+        let in_sync = crate::vectors::in_sync(s, &vectors).unwrap_or(false);
+        store_json["vectors"]["in_sync"] = in_sync.into();
+        if !in_sync {
+            problems.push(Problem {
+                what: "the vector index is behind the database (an index run was interrupted, or one is running)".into(),
+                fix: "run `deja index`; recall meanwhile scores the missing vectors exactly".into(),
+            });
+        }
+    }
     report.insert("store".into(), store_json);
 
     // Plugins and readers.

@@ -59,13 +59,12 @@ impl PassProgress for Bar {
     }
 }
 
-/// The embedding pass: `Err` says why it was skipped (model missing, disabled).
-fn embed(app: &App, store: &mut Store) -> Result<std::result::Result<PassReport, String>> {
+/// The embedding pass: `Ok(None)` when embeddings are disabled, `Err` says
+/// why it could not run (model missing).
+fn embed(app: &App, store: &mut Store) -> Result<std::result::Result<Option<PassReport>, String>> {
     let settings = Settings::from_config(&app.config.config.embed, &app.paths);
     if !settings.enabled {
-        return Ok(Err(
-            "embeddings are disabled in the config (`embed.enabled`)".into(),
-        ));
+        return Ok(Ok(None));
     }
     let known = Known::from_store(store);
     let unchanged_model = known
@@ -76,7 +75,7 @@ fn embed(app: &App, store: &mut Store) -> Result<std::result::Result<PassReport,
         && crate::vectors::in_sync(store, &app.paths.vectors())?
     {
         // Nothing to embed: do not spend time loading the model.
-        return Ok(Ok(PassReport::default()));
+        return Ok(Ok(Some(PassReport::default())));
     }
     let mut embedder = match Embedder::load(&settings, known.as_ref()) {
         Ok(e) => e,
@@ -90,7 +89,7 @@ fn embed(app: &App, store: &mut Store) -> Result<std::result::Result<PassReport,
     let mut bar = Bar::new();
     let report = pass::run(store, &mut embedder, &app.paths.vectors(), &mut bar)?;
     bar.bar.finish_and_clear();
-    Ok(Ok(report))
+    Ok(Ok(Some(report)))
 }
 
 /// Runs the command.
@@ -148,7 +147,8 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
                 "removed": a.messages_removed,
             },
             "embeddings": match &embedded {
-                Ok(p) => json!({"messages": p.messages, "units": p.units, "embedded": p.embedded, "cached": p.cached}),
+                Ok(Some(p)) => json!({"messages": p.messages, "units": p.units, "embedded": p.embedded, "cached": p.cached}),
+                Ok(None) => json!({"skipped": "disabled in the config (`embed.enabled`)"}),
                 Err(why) => json!({"skipped": why}),
             },
             "discovery_errors": report.discovery_failed.iter().map(|(h, e)| json!({"harness": h, "error": e})).collect::<Vec<_>>(),
@@ -168,7 +168,7 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
         elapsed.as_secs_f64()
     );
     match &embedded {
-        Ok(p) if p.units > 0 => eprintln!(
+        Ok(Some(p)) if p.units > 0 => eprintln!(
             "embedded {} messages ({} texts through the model, {} from the cache)",
             p.messages, p.embedded, p.cached
         ),
@@ -181,7 +181,7 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
     }
     if a.sessions_orphaned > 0 {
         eprintln!(
-            "{} sessions kept whose transcript is gone (see `deja sessions`; `deja forget` removes them)",
+            "{} sessions kept whose transcript is gone or no longer holds them (`deja forget` removes them)",
             a.sessions_orphaned
         );
     }

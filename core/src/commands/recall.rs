@@ -25,6 +25,9 @@ fn semantic_parts(
     if !settings.enabled {
         return Err("embeddings are disabled in the config (`embed.enabled`)".into());
     }
+    let missing = |e: crate::embed::EmbedError| format!("{e}; hint: run scripts/fetch-model");
+    settings.model_files().map_err(missing)?;
+    settings.runtime().map_err(missing)?;
     let stored = store.meta("embed_model").map_err(|e| e.to_string())?;
     let Some(stored) = stored else {
         return Err(

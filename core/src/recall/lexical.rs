@@ -23,9 +23,10 @@ pub fn terms(query: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(|w| w.to_lowercase())
         .collect();
+    // Single characters (the `s` of "else's") match too much to help.
     let kept: Vec<String> = words
         .iter()
-        .filter(|w| !STOP_WORDS.contains(&w.as_str()))
+        .filter(|w| !STOP_WORDS.contains(&w.as_str()) && w.chars().count() > 1)
         .cloned()
         .collect();
     let mut out = if kept.is_empty() { words } else { kept };
@@ -117,6 +118,7 @@ mod tests {
             vec!["fix", "tenant_id", "x"]
         );
         assert!(terms("  ?!  ").is_empty());
+        assert_eq!(terms("someone else's"), vec!["someone", "else"]);
     }
 
     #[test]

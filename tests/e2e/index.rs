@@ -1,0 +1,438 @@
+//! `deja index` and the commands over the index: incremental runs, memory
+//! that outlives transcripts, forget with tombstones, one writer at a time,
+//! crash safety, sessions/show/resume, permissions.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::common::{gemini_session, Sandbox};
+
+const HISTORY: &str = "
+# aider chat started at 2026-07-17 09:00:00
+
+> Aider v0.86.2  
+
+#### Show me the failing query  
+
+The query misses the tenant predicate, so rows of every tenant come back.
+
+> Applied edit to query.go  
+
+#### Add a test for it  
+
+Added `TestQueryScopesTenant`.
+";
+
+const SECOND_SESSION: &str = "
+# aider chat started at 2026-07-18 10:00:00
+
+#### Why is the dashboard slow?  
+
+The chart recomputes its series on every render; memoize it.
+";
+
+/// A sandbox with one aider project and one Gemini project, embeddings off.
+fn sandbox() -> Sandbox {
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let proj = sb.home.join("work/billing");
+    std::fs::create_dir_all(&proj).unwrap();
+    std::fs::write(proj.join(".aider.chat.history.md"), HISTORY).unwrap();
+    sb.write(
+        ".config/deja/aider-projects",
+        format!("{}\n", proj.to_str().unwrap()),
+    );
+    let gemini = sb.home.join(".gemini");
+    gemini_session(
+        &gemini,
+        "billing",
+        "0f18b3b3-7342-4d89-826c-b78fc1922f6c",
+        0,
+        4,
+        "invoice export",
+    );
+    sb.env("GEMINI_CLI_HOME", &sb.home.clone());
+    sb
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    v["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_second_run_with_nothing_changed_parses_nothing() {
+    let sb = sandbox();
+    let first = sb.index();
+    assert_eq!(first["transcripts"]["scanned"], 2, "{first:#}");
+    assert_eq!(first["transcripts"]["changed"], 2);
+    assert_eq!(first["sessions"]["added"], 2);
+    assert_eq!(first["messages"]["added"], 8);
+    let before = sb.dump();
+    let second = sb.index();
+    assert_eq!(second["transcripts"]["scanned"], 2);
+    assert_eq!(second["transcripts"]["changed"], 0, "{second:#}");
+    assert_eq!(second["sessions"]["added"], 0);
+    assert_eq!(second["messages"]["added"], 0);
+    assert_eq!(before, sb.dump());
+
+    // Touching a file without changing it re-hashes it but parses nothing.
+    let history = sb.home.join("work/billing/.aider.chat.history.md");
+    let f = std::fs::File::options().write(true).open(&history).unwrap();
+    f.set_modified(std::time::SystemTime::now() + Duration::from_secs(5))
+        .unwrap();
+    let third = sb.index();
+    assert_eq!(third["transcripts"]["changed"], 0, "{third:#}");
+    assert_eq!(before, sb.dump());
+}
+
+#[test]
+fn appending_a_session_adds_only_what_is_new() {
+    let sb = sandbox();
+    sb.index();
+    let history = sb.home.join("work/billing/.aider.chat.history.md");
+    let sessions_before = sb.ok(&["sessions", "--json", "--harness", "aider"]).json();
+    let mut text = std::fs::read_to_string(&history).unwrap();
+    text.push_str(SECOND_SESSION);
+    std::fs::write(&history, text).unwrap();
+    let run = sb.index();
+    assert_eq!(run["transcripts"]["changed"], 1, "{run:#}");
+    assert_eq!(run["sessions"]["added"], 1);
+    assert_eq!(run["sessions"]["updated"], 0);
+    assert_eq!(run["messages"]["added"], 2);
+    assert_eq!(run["messages"]["changed"], 0);
+    let after = sb.ok(&["sessions", "--json", "--harness", "aider"]).json();
+    let old = ids(&sessions_before);
+    let new = ids(&after);
+    assert_eq!(new.len(), 2);
+    assert!(
+        new.contains(&old[0]),
+        "the first session keeps its id: {old:?} {new:?}"
+    );
+    // Newest first.
+    assert!(new[0].ends_with("20260718T100000"), "{new:?}");
+}
+
+#[test]
+fn sessions_outlive_their_transcript() {
+    let sb = sandbox();
+    sb.index();
+    let history = sb.home.join("work/billing/.aider.chat.history.md");
+    std::fs::remove_file(&history).unwrap();
+    let run = sb.index();
+    assert_eq!(run["sessions"]["orphaned"], 1, "{run:#}");
+    let list = sb.ok(&["sessions", "--json", "--harness", "aider"]).json();
+    let s = &list["sessions"][0];
+    assert_eq!(s["source_present"], false, "{list:#}");
+    let id = s["id"].as_str().unwrap();
+    let shown = sb.ok(&["show", id, "--json"]).json();
+    assert_eq!(shown["messages"][0]["text"], "Show me the failing query");
+    assert_eq!(shown["source_present"], false);
+    let text = sb.ok(&["show", id]).stdout;
+    assert!(text.contains("gone; the session is kept"), "{text}");
+    // Still found by recall.
+    let hits = sb.ok(&["recall", "tenant predicate", "--json"]).json();
+    assert_eq!(hits["hits"][0]["session_id"], id);
+
+    // The file coming back re-links it without duplicates.
+    std::fs::write(&history, HISTORY).unwrap();
+    sb.index();
+    let list = sb.ok(&["sessions", "--json", "--harness", "aider"]).json();
+    assert_eq!(list["sessions"].as_array().unwrap().len(), 1);
+    assert_eq!(list["sessions"][0]["source_present"], true);
+}
+
+#[test]
+fn forget_sticks_across_reindexing() {
+    let sb = sandbox();
+    sb.index();
+    let list = sb.ok(&["sessions", "--json", "--harness", "aider"]).json();
+    let id = list["sessions"][0]["id"].as_str().unwrap().to_string();
+    sb.ok(&["forget", &id]);
+    assert!(ids(&sb.ok(&["sessions", "--json"]).json())
+        .iter()
+        .all(|s| *s != id));
+    let out = sb.run(&["recall", "tenant predicate", "--json", "--harness", "aider"]);
+    assert_eq!(
+        out.code, 1,
+        "forgotten messages must not be found: {}",
+        out.stdout
+    );
+    // Re-indexing (even after the transcript changes) never brings it back.
+    let history = sb.home.join("work/billing/.aider.chat.history.md");
+    std::fs::write(
+        &history,
+        format!("{HISTORY}\n#### One more question  \n\nOne more answer.\n"),
+    )
+    .unwrap();
+    let run = sb.index();
+    assert_eq!(run["sessions"]["forgotten_skipped"], 1, "{run:#}");
+    assert!(ids(&sb.ok(&["sessions", "--json"]).json())
+        .iter()
+        .all(|s| *s != id));
+    let out = sb.run(&["show", &id]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("no session"), "{}", out.stderr);
+
+    // A filter selection asks first; without a terminal it needs --yes.
+    let out = sb.run(&["forget", "--harness", "gemini"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("--yes"), "{}", out.stderr);
+    assert_eq!(ids(&sb.ok(&["sessions", "--json"]).json()).len(), 1);
+    sb.ok(&["forget", "--harness", "gemini", "--yes"]);
+    assert!(ids(&sb.ok(&["sessions", "--json"]).json()).is_empty());
+    let out = sb.run(&["forget"]);
+    assert_eq!(out.code, 2);
+}
+
+#[test]
+fn one_writer_at_a_time_and_readers_are_not_blocked() {
+    let sb = sandbox();
+    sb.index();
+    // Hold the writer lock as a running index would.
+    let lock = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open(sb.data_dir().join("index.lock"))
+        .unwrap();
+    lock.try_lock().unwrap();
+    let out = sb.run(&["index", "--no-wait"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("another deja is updating the index"),
+        "{}",
+        out.stderr
+    );
+    // Readers work meanwhile.
+    sb.ok(&["sessions"]);
+    sb.ok(&["recall", "tenant"]);
+    // A waiting index says so, then gives up after the configured time.
+    sb.config("[embed]\nenabled = false\n[index]\nlock_wait_secs = 1\n");
+    let out = sb.run(&["index"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("waiting for it to finish"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("gave up after 1 s"), "{}", out.stderr);
+    drop(lock);
+    sb.ok(&["index"]);
+}
+
+#[test]
+fn a_failing_transcript_is_reported_and_keeps_what_was_indexed() {
+    let sb = sandbox();
+    sb.index();
+    // The Gemini file turns into something the reader rejects (not JSON at all),
+    // while a new good one appears.
+    let chats = sb.home.join(".gemini/tmp/billing/chats");
+    let bad = std::fs::read_dir(&chats)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::write(
+        &bad,
+        "version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 12\n",
+    )
+    .unwrap();
+    gemini_session(
+        &sb.home.join(".gemini"),
+        "billing",
+        "5b6234f8-0315-4733-a3be-ee67d6712014",
+        5,
+        2,
+        "refunds",
+    );
+    let out = sb.ok(&["index", "--json"]);
+    let run = out.json();
+    assert_eq!(run["sessions"]["added"], 1, "{run:#}");
+    // The broken file's earlier session is kept.
+    let list = ids(&sb.ok(&["sessions", "--json", "--harness", "gemini"]).json());
+    assert_eq!(list.len(), 2, "{list:?}");
+
+    // A transcript that grows past the size limit fails: reported with its
+    // path and the reason, counted, skipped, and its sessions kept.
+    sb.config("[embed]\nenabled = false\n[index]\nmax_file_bytes = 400\n");
+    let history = sb.home.join("work/billing/.aider.chat.history.md");
+    std::fs::write(&history, format!("{HISTORY}{SECOND_SESSION}")).unwrap();
+    let out = sb.ok(&["index", "--json"]);
+    let run = out.json();
+    assert_eq!(
+        run["transcripts"]["failed"][0]["path"],
+        history.to_str().unwrap(),
+        "{run:#}"
+    );
+    assert!(run["transcripts"]["failed"][0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("max_file_bytes"));
+    assert!(
+        out.stderr
+            .contains("skipped; what was indexed before is kept"),
+        "{}",
+        out.stderr
+    );
+    let aider = ids(&sb.ok(&["sessions", "--json", "--harness", "aider"]).json());
+    assert_eq!(aider.len(), 1);
+    let shown = sb.ok(&["show", &aider[0], "--json"]).json();
+    assert_eq!(shown["messages"].as_array().unwrap().len(), 4);
+    let doctor = sb.run(&["doctor", "--json"]).json();
+    let problems = doctor["problems"].to_string();
+    assert!(problems.contains("max_file_bytes"), "{problems}");
+}
+
+#[test]
+fn store_and_folder_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = sandbox();
+    sb.index();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&sb.data_dir()), 0o700);
+    assert_eq!(mode(&sb.database()), 0o600);
+}
+
+#[test]
+fn sessions_show_and_resume() {
+    let sb = sandbox();
+    sb.index();
+    let list = sb.ok(&["sessions", "--json"]).json();
+    let sessions = list["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2);
+    let aider = sessions.iter().find(|s| s["harness"] == "aider").unwrap();
+    assert_eq!(aider["message_count"], 4);
+    assert_eq!(aider["first_user_line"], "Show me the failing query");
+    assert_eq!(aider["project"]["name"], "billing");
+    let gemini = sessions.iter().find(|s| s["harness"] == "gemini").unwrap();
+    assert_eq!(gemini["native_id"], "0f18b3b3-7342-4d89-826c-b78fc1922f6c");
+
+    // Filters.
+    let only = sb.ok(&["sessions", "--json", "--harness", "gemini"]).json();
+    assert_eq!(ids(&only).len(), 1);
+    let proj = sb
+        .ok(&["sessions", "--json", "--project", "billing"])
+        .json();
+    assert_eq!(
+        ids(&proj).len(),
+        2,
+        "aider by folder name, gemini by project id"
+    );
+    let since = sb
+        .ok(&["sessions", "--json", "--since", "2026-07-17T08:30:00Z"])
+        .json();
+    assert_eq!(ids(&since), vec![aider["id"].as_str().unwrap()]);
+
+    // show: messages, then files and commands; a unique prefix is enough.
+    let id = aider["id"].as_str().unwrap();
+    let shown = sb.ok(&["show", &id[..id.len() - 3], "--json"]).json();
+    assert_eq!(shown["id"], id);
+    assert_eq!(shown["messages"].as_array().unwrap().len(), 4);
+    assert_eq!(shown["messages"][1]["role"], "assistant");
+    assert!(shown["files"][0]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("work/billing/query.go"));
+    let text = sb.ok(&["show", id]).stdout;
+    let (m, f) = (
+        text.find("Add a test for it").unwrap(),
+        text.find("query.go").unwrap(),
+    );
+    assert!(m < f, "messages come before files:\n{text}");
+    let out = sb.run(&["show", "zzz"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("no session `zzz`"), "{}", out.stderr);
+
+    // resume: aider refuses and names the flag; Gemini gives the command and directory.
+    let out = sb.run(&["resume", id]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("--restore-chat-history"),
+        "{}",
+        out.stderr
+    );
+    let gid = gemini["id"].as_str().unwrap();
+    let r = sb.ok(&["resume", gid, "--json"]).json();
+    assert_eq!(
+        r["argv"],
+        serde_json::json!(["gemini", "--resume", "0f18b3b3-7342-4d89-826c-b78fc1922f6c"])
+    );
+    // The project directory of this fixture is unknown: deja says so instead of guessing.
+    assert!(r["cwd"].is_null());
+    assert!(!r["note"].as_str().unwrap().is_empty());
+}
+
+#[test]
+fn a_killed_index_is_completed_by_the_next_run() {
+    // Enough transcripts that an index run takes a while.
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let gemini = sb.home.join(".gemini");
+    for i in 0..120u32 {
+        let id = format!("{i:08x}-7342-4d89-826c-b78fc1922f6c");
+        gemini_session(
+            &gemini,
+            &format!("p{}", i % 7),
+            &id,
+            i % 60,
+            30,
+            &format!("topic {i}"),
+        );
+    }
+    sb.env("GEMINI_CLI_HOME", &sb.home.clone());
+
+    let mut rng = 0x9e3779b97f4a7c15u64;
+    let mut killed = 0;
+    for _ in 0..8 {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let delay = 30 + rng % 600;
+        let mut child = sb.command().args(["index"]).spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(delay));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+            killed += 1;
+        }
+        child.wait().unwrap();
+    }
+    assert!(
+        killed > 0,
+        "no run was killed mid-way; the corpus is too small for this machine"
+    );
+    sb.ok(&["index"]);
+    let after = sb.dump();
+
+    // A clean index of the same files.
+    let mut clean = Sandbox::new();
+    clean.config("[embed]\nenabled = false\n");
+    copy_dir(&gemini, &clean.home.join(".gemini"));
+    clean.env("GEMINI_CLI_HOME", &clean.home.clone());
+    clean.ok(&["index"]);
+    let expected = clean
+        .dump()
+        .replace(clean.home.to_str().unwrap(), sb.home.to_str().unwrap());
+    assert_eq!(
+        after, expected,
+        "the store after kills differs from a clean index"
+    );
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! `deja recall`: lexical answers without a model (with one warning), the
+//! JSON shape, filters, exit statuses, and semantic recall with the real model.
+
+use serde_json::Value;
+
+use crate::common::{gemini_session, Sandbox};
+
+const BILLING: &str = "
+# aider chat started at 2026-07-17 09:00:00
+
+#### The monthly report shows invoices of other customers  
+
+The query misses the tenant predicate: `WHERE tenant_id = $1` was dropped in
+the join, so every tenant's rows come back. I added it and a test,
+`TestInvoicesScopedToTenant`, that fails without it (ErrInvoiceScopeLeak).
+
+#### thanks  
+
+You're welcome.
+";
+
+const DASHBOARD: &str = "
+# aider chat started at 2026-08-02 15:00:00
+
+#### The chart flickers and the tab uses a lot of CPU  
+
+`useChartSeries` rebuilds its data on every render. Wrapping the series in
+`useMemo` keyed on the filters stops the re-renders.
+";
+
+fn sandbox() -> Sandbox {
+    let sb = Sandbox::new();
+    for (dir, text) in [("work/billing", BILLING), ("work/dashboard", DASHBOARD)] {
+        sb.write(&format!("{dir}/.aider.chat.history.md"), text);
+    }
+    sb.write(
+        ".config/deja/aider-projects",
+        format!(
+            "{}\n{}\n",
+            sb.home.join("work/billing").display(),
+            sb.home.join("work/dashboard").display()
+        ),
+    );
+    gemini_session(
+        &sb.home.join(".gemini"),
+        "billing",
+        "0f18b3b3-7342-4d89-826c-b78fc1922f6c",
+        0,
+        4,
+        "refund export",
+    );
+    sb
+}
+
+fn with_gemini(mut sb: Sandbox) -> Sandbox {
+    sb.env("GEMINI_CLI_HOME", &sb.home.clone());
+    sb
+}
+
+fn first_session(v: &Value) -> String {
+    v["hits"][0]["session_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn without_a_model_recall_answers_lexically_with_one_warning() {
+    let sb = with_gemini(sandbox());
+    // No model installed in this HOME: index and recall still work.
+    let out = sb.ok(&["index"]);
+    assert!(out.stderr.contains("scripts/fetch-model"), "{}", out.stderr);
+    let out = sb.ok(&["recall", "ErrInvoiceScopeLeak", "--json"]);
+    let v = out.json();
+    assert_eq!(v["mode"], "lexical");
+    assert!(v["hits"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("tenant predicate"));
+    let warnings: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", out.stderr);
+    assert!(
+        warnings[0].contains("answering lexically") && warnings[0].contains("fetch-model"),
+        "{}",
+        warnings[0]
+    );
+}
+
+#[test]
+fn json_shape_and_exit_statuses() {
+    let sb = with_gemini(sandbox());
+    sb.ok(&["index"]);
+    let v = sb
+        .ok(&["recall", "tenant predicate", "--mode", "lexical", "--json"])
+        .json();
+    assert_eq!(v["query"], "tenant predicate");
+    assert_eq!(v["mode"], "lexical");
+    let hit = &v["hits"][0];
+    for key in [
+        "rank",
+        "score",
+        "session_id",
+        "harness",
+        "project",
+        "started_at",
+        "message_id",
+        "message_index",
+        "role",
+        "timestamp",
+        "text",
+        "source_path",
+    ] {
+        assert!(hit.get(key).is_some(), "hit lacks {key}: {hit:#}");
+    }
+    assert_eq!(hit["rank"], 1);
+    assert_eq!(hit["harness"], "aider");
+    assert_eq!(hit["role"], "assistant");
+    assert_eq!(hit["message_index"], 1);
+    assert_eq!(hit["started_at"], "2026-07-17T09:00:00Z");
+    assert!(hit["message_id"].as_str().unwrap().ends_with("#1"));
+    assert!(hit["source_path"]
+        .as_str()
+        .unwrap()
+        .ends_with("billing/.aider.chat.history.md"));
+    // Gemini hits carry the harness's own message id.
+    let g = sb
+        .ok(&["recall", "refund export", "--json", "--harness", "gemini"])
+        .json();
+    assert!(
+        g["hits"][0]["message_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("0f18b3b3"),
+        "{g:#}"
+    );
+
+    // No hits: exit 1. Syntax-looking input is not an error.
+    let out = sb.run(&["recall", "zyxwvut", "--json"]);
+    assert_eq!(out.code, 1);
+    assert_eq!(out.json()["hits"].as_array().unwrap().len(), 0);
+    for q in [
+        "\"unbalanced",
+        "NEAR(a b",
+        "tenant*",
+        "a:b",
+        "(",
+        "-x",
+        "AND OR NOT",
+    ] {
+        let out = sb.run(&["recall", "--mode", "lexical", "--", q]);
+        assert!(
+            out.code == 0 || out.code == 1,
+            "query {q:?} failed: {}",
+            out.stderr
+        );
+    }
+    // Errors: exit 2.
+    let out = sb.run(&["recall", "x", "--since", "someday"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("--since"), "{}", out.stderr);
+}
+
+#[test]
+fn filters_narrow_the_results() {
+    let sb = with_gemini(sandbox());
+    sb.ok(&["index"]);
+    let q = ["recall", "--mode", "lexical", "--json"];
+    let all = sb.ok(&[&q[..], &["the", "-n", "20"]].concat()).json();
+    let harnesses = |v: &Value| -> Vec<String> {
+        v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["harness"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        harnesses(&all).contains(&"gemini".to_string())
+            && harnesses(&all).contains(&"aider".to_string())
+    );
+    let only = sb
+        .ok(&[&q[..], &["the", "--harness", "gemini"]].concat())
+        .json();
+    assert!(harnesses(&only).iter().all(|h| h == "gemini"), "{only:#}");
+    let proj = sb
+        .ok(&[&q[..], &["the", "--project", "dashboard"]].concat())
+        .json();
+    assert!(!proj["hits"].as_array().unwrap().is_empty());
+    assert!(
+        proj["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["project"]["name"] == "dashboard"),
+        "{proj:#}"
+    );
+    let by_dir = sb
+        .ok(&[
+            &q[..],
+            &[
+                "the",
+                "--project",
+                sb.home.join("work/dashboard").to_str().unwrap(),
+            ],
+        ]
+        .concat())
+        .json();
+    assert_eq!(
+        by_dir["hits"].as_array().unwrap().len(),
+        proj["hits"].as_array().unwrap().len()
+    );
+    let late = sb
+        .ok(&[&q[..], &["the", "--since", "2026-08-01"]].concat())
+        .json();
+    assert!(
+        late["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["started_at"].as_str().unwrap() >= "2026-08-01"),
+        "{late:#}"
+    );
+    let early = sb
+        .ok(&[&q[..], &["the", "--until", "2026-08-01"]].concat())
+        .json();
+    assert!(early["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["started_at"].as_str().unwrap() < "2026-08-01"));
+    let users = sb.ok(&[&q[..], &["the", "--role", "user"]].concat()).json();
+    assert!(users["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["role"] == "user"));
+    let limited = sb.ok(&[&q[..], &["the", "-n", "2"]].concat()).json();
+    assert_eq!(limited["hits"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn text_output_names_session_project_and_role() {
+    let sb = with_gemini(sandbox());
+    sb.ok(&["index"]);
+    let out = sb.ok(&["recall", "--mode", "lexical", "useMemo"]);
+    let first = out.stdout.lines().next().unwrap();
+    assert!(first.starts_with(" 1. aider-"), "{first}");
+    assert!(
+        first.contains("aider · dashboard ·") && first.ends_with("assistant"),
+        "{first}"
+    );
+    assert!(out.stdout.contains("useMemo"), "{}", out.stdout);
+    // NO_COLOR is set by the harness: no escape codes.
+    assert!(!out.stdout.contains('\x1b'));
+}
+
+#[test]
+fn paraphrases_find_the_right_session_with_the_real_model() {
+    let sb = with_gemini(sandbox());
+    sb.config_with_model("");
+    let out = sb.ok(&["index"]);
+    assert!(out.stderr.contains("embedded"), "{}", out.stderr);
+    let billing = sb
+        .ok(&[
+            "sessions",
+            "--json",
+            "--project",
+            "billing",
+            "--harness",
+            "aider",
+        ])
+        .json();
+    let billing_id = billing["sessions"][0]["id"].as_str().unwrap().to_string();
+    let dashboard = sb
+        .ok(&["sessions", "--json", "--project", "dashboard"])
+        .json();
+    let dashboard_id = dashboard["sessions"][0]["id"].as_str().unwrap().to_string();
+    // No content word of these queries appears in the target session.
+    for (query, expected) in [
+        (
+            "client records leaking into someone else's account statement",
+            &billing_id,
+        ),
+        (
+            "graph redraws constantly and burns processor time in the browser",
+            &dashboard_id,
+        ),
+    ] {
+        for mode in ["semantic", "hybrid"] {
+            let v = sb.ok(&["recall", "--mode", mode, "--json", query]).json();
+            assert_eq!(v["mode"], mode);
+            assert_eq!(&first_session(&v), expected, "{mode} `{query}`:\n{v:#}");
+        }
+        // Lexically they share no word with their target.
+        let lex = sb.run(&["recall", "--mode", "lexical", "--json", query]);
+        let lex = lex.json();
+        assert_ne!(
+            &first_session(&lex),
+            expected,
+            "lexical should not find `{query}`"
+        );
+    }
+    // A rare identifier is found lexically, and in hybrid mode too.
+    for mode in ["lexical", "hybrid"] {
+        let v = sb
+            .ok(&["recall", "--mode", mode, "--json", "ErrInvoiceScopeLeak"])
+            .json();
+        assert_eq!(first_session(&v), billing_id, "{mode}");
+    }
+    // Filters apply to semantic results as well.
+    let v = sb
+        .ok(&[
+            "recall",
+            "--mode",
+            "semantic",
+            "--json",
+            "--harness",
+            "gemini",
+            "client records leaking into someone else's account",
+        ])
+        .json();
+    assert!(v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["harness"] == "gemini"));
+}

@@ -52,7 +52,7 @@ fn sandbox() -> Sandbox {
         4,
         "invoice export",
     );
-    sb.env("GEMINI_CLI_HOME", &sb.home.clone());
+    sb.env("GEMINI_CLI_HOME", sb.home.clone());
     sb
 }
 
@@ -385,7 +385,7 @@ fn a_killed_index_is_completed_by_the_next_run() {
             &format!("topic {i}"),
         );
     }
-    sb.env("GEMINI_CLI_HOME", &sb.home.clone());
+    sb.env("GEMINI_CLI_HOME", sb.home.clone());
 
     let mut rng = 0x9e3779b97f4a7c15u64;
     let mut killed = 0;
@@ -413,7 +413,7 @@ fn a_killed_index_is_completed_by_the_next_run() {
     let mut clean = Sandbox::new();
     clean.config("[embed]\nenabled = false\n");
     copy_dir(&gemini, &clean.home.join(".gemini"));
-    clean.env("GEMINI_CLI_HOME", &clean.home.clone());
+    clean.env("GEMINI_CLI_HOME", clean.home.clone());
     clean.ok(&["index"]);
     let expected = clean
         .dump()

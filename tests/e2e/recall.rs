@@ -53,7 +53,7 @@ fn sandbox() -> Sandbox {
 }
 
 fn with_gemini(mut sb: Sandbox) -> Sandbox {
-    sb.env("GEMINI_CLI_HOME", &sb.home.clone());
+    sb.env("GEMINI_CLI_HOME", sb.home.clone());
     sb
 }
 

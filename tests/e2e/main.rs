@@ -6,8 +6,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod commands;
 mod common;
+mod corpus;
 mod golden;
+mod hardening;
 mod index;
 mod parse;
 mod plugins;

@@ -12,6 +12,7 @@ use crate::cli::ParseArgs;
 use crate::model::Session;
 use crate::output::{self, local_short, one_line, Style};
 use crate::plugin_host::Plugin;
+use crate::redact::Redactor;
 use crate::transcripts;
 use crate::{json, ExitStatus};
 
@@ -38,6 +39,7 @@ pub fn run(app: &App, args: &ParseArgs) -> Result<ExitStatus> {
     };
 
     let limit = app.config.config.index.max_file_bytes;
+    let redactor = Redactor::from_config(&app.config.config.redact)?;
     let mut sessions: Vec<(Session, PathBuf)> = Vec::new();
     let mut errors: Vec<(PathBuf, String)> = Vec::new();
     let mut skipped_empty = 0u32;
@@ -67,7 +69,12 @@ pub fn run(app: &App, args: &ParseArgs) -> Result<ExitStatus> {
                     "sessions": parsed.sessions.len(),
                     "skipped_empty": parsed.skipped_empty,
                 }));
-                sessions.extend(parsed.sessions.into_iter().map(|s| (s, file.clone())));
+                sessions.extend(
+                    parsed
+                        .sessions
+                        .into_iter()
+                        .map(|s| (redactor.session(s), file.clone())),
+                );
             }
             Err(e) => errors.push((file.clone(), e)),
         }

@@ -11,6 +11,7 @@ use crate::cli::RecallArgs;
 use crate::embed::{Embedder, Settings};
 use crate::output::{self, local_short, rfc3339, Style};
 use crate::recall::{self, lexical, semantic, snippet, Candidates, Hit};
+use crate::redact::Redactor;
 use crate::store::Store;
 use crate::vectors::{self, VectorIndex};
 use crate::ExitStatus;
@@ -100,7 +101,8 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
 
     if args.json {
         output::print_json(&json!({
-            "query": query,
+            // The echo is redacted too: a pasted secret never comes back out.
+            "query": Redactor::from_config(&app.config.config.redact)?.text(&query),
             "mode": mode.as_str(),
             "warning": warning,
             "hits": hits.iter().map(hit_json).collect::<Vec<_>>(),

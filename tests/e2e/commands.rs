@@ -1,0 +1,164 @@
+//! The smaller commands: `config`, `doctor`, `deja aider`, and errors that
+//! name the file and key.
+
+use crate::common::{set_mode, Sandbox};
+
+#[test]
+fn config_prints_values_and_where_they_come_from() {
+    let mut sb = Sandbox::new();
+    sb.config("[recall]\nlimit = 3\n");
+    sb.env("DEJA_HOME", sb.home.join("data"));
+    let out = sb.ok(&["config"]);
+    let path = sb.config_path();
+    assert!(
+        out.stdout
+            .contains(&format!("limit = 3  # {}", path.display())),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("mode = \"hybrid\"  # default"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("# $DEJA_HOME"), "{}", out.stdout);
+    let default = sb.ok(&["config", "--default"]).stdout;
+    assert!(default.contains("max_file_bytes = 268435456"));
+    // DEJA_HOME moves the store.
+    sb.ok(&["index"]);
+    assert!(sb.home.join("data/index.sqlite").exists());
+}
+
+#[test]
+fn unknown_config_keys_name_the_key_and_the_file() {
+    let sb = Sandbox::new();
+    sb.config("[recall]\nlimt = 3\n");
+    let out = sb.run(&["sessions"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("limt") && out.stderr.contains(sb.config_path().to_str().unwrap()),
+        "{}",
+        out.stderr
+    );
+    // Plugin sections are checked against what the plugin accepts.
+    sb.config("[harness.aider]\ntimezon = \"UTC\"\n");
+    let out = sb.run(&["index"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("harness.aider.timezon") && out.stderr.contains("`timezone`"),
+        "{}",
+        out.stderr
+    );
+    // DEJA_CONFIG points elsewhere.
+    let mut sb = Sandbox::new();
+    let other = sb.write("elsewhere.toml", "[recall]\nmode = \"fuzzy\"\n");
+    sb.env("DEJA_CONFIG", &other);
+    let out = sb.run(&["sessions"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("elsewhere.toml") && out.stderr.contains("fuzzy"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn doctor_reports_locations_readers_and_problems_with_fixes() {
+    let sb = Sandbox::new();
+    sb.write(
+        "p/.aider.chat.history.md",
+        "\n# aider chat started at 2026-07-17 09:00:00\n\n#### hi  \n\nhello\n",
+    );
+    sb.write(
+        ".config/deja/aider-projects",
+        format!("{}\n", sb.home.join("p").display()),
+    );
+    // Before any index, without a model.
+    let out = sb.run(&["doctor", "--json"]);
+    assert_eq!(out.code, 1, "problems make doctor exit 1");
+    let d = out.json();
+    let problems = d["problems"].to_string();
+    assert!(problems.contains("deja index"), "{problems}");
+    assert!(problems.contains("fetch-model"), "{problems}");
+    let aider = d["readers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["harness"] == "aider")
+        .unwrap();
+    assert_eq!(aider["transcripts"], 1);
+    assert!(aider["looked_in"].to_string().contains("aider-projects"));
+    assert!(d["plugins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["status"] == "loaded"));
+
+    // With the model and an index: no problems.
+    sb.config_with_model("");
+    sb.ok(&["index"]);
+    let out = sb.run(&["doctor", "--json"]);
+    let d = out.json();
+    assert_eq!(out.code, 0, "{:#}", d["problems"]);
+    assert_eq!(d["store"]["sessions"], 1);
+    assert_eq!(d["model"]["status"], "ok");
+    assert_eq!(d["model"]["dims"], 384);
+    assert_eq!(d["store"]["vectors"]["in_sync"], true);
+    let text = sb.ok(&["doctor"]).stdout;
+    assert!(text.contains("no problems found"), "{text}");
+}
+
+#[test]
+fn deja_aider_records_the_project_and_runs_aider() {
+    let mut sb = Sandbox::new();
+    // A stand-in for aider that shows what it was given.
+    let bin = sb.home.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("aider");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho \"aider ran in $(pwd) with: $*\"\nexit 3\n",
+    )
+    .unwrap();
+    set_mode(&fake, 0o755);
+    let repo = sb.home.join("code/app");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    sb.env("PATH", format!("{}:/usr/bin:/bin", bin.display()));
+
+    let out = sb
+        .command()
+        .current_dir(repo.join("src"))
+        .args(["aider", "--model", "sonnet", "--yes"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "aider's exit status passes through"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("with: --model sonnet --yes"), "{stdout}");
+    let projects = std::fs::read_to_string(sb.home.join(".config/deja/aider-projects")).unwrap();
+    assert_eq!(projects, format!("{}\n", repo.display()));
+    // Again: no duplicate line.
+    sb.command()
+        .current_dir(&repo)
+        .arg("aider")
+        .output()
+        .unwrap();
+    let projects = std::fs::read_to_string(sb.home.join(".config/deja/aider-projects")).unwrap();
+    assert_eq!(projects.lines().count(), 1);
+
+    // Without aider on PATH: a clear error, nothing recorded.
+    sb.env("PATH", "/nonexistent");
+    let out = sb
+        .command()
+        .current_dir(sb.home.join("code"))
+        .arg("aider")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("`aider` was not found on PATH"), "{stderr}");
+}

@@ -1,0 +1,374 @@
+//! Crash, concurrency and secret-redaction tests: `kill -9` at random points
+//! (embedding included), recall while an index runs, two index runs at once,
+//! and fake secrets that must reach neither the store nor any output.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use crate::common::{gemini_session, Sandbox};
+
+fn corpus(sb: &mut Sandbox, sessions: u32, messages: usize) {
+    let gemini = sb.home.join(".gemini");
+    for i in 0..sessions {
+        let id = format!("{i:08x}-1111-4222-8333-444455556666");
+        let topic = [
+            "cache eviction",
+            "tenant scoping",
+            "retry backoff",
+            "log rotation",
+            "schema migration",
+        ][i as usize % 5];
+        gemini_session(
+            &gemini,
+            &format!("p{}", i % 4),
+            &id,
+            i % 60,
+            messages,
+            topic,
+        );
+    }
+    sb.env("GEMINI_CLI_HOME", sb.home.clone());
+}
+
+fn doctor_vectors(sb: &Sandbox) -> serde_json::Value {
+    let d = sb.run(&["doctor", "--json"]).json();
+    d["store"].clone()
+}
+
+#[test]
+fn killed_at_random_points_with_embeddings_the_next_index_completes() {
+    let mut sb = Sandbox::new();
+    sb.config_with_model("");
+    corpus(&mut sb, 24, 8);
+    let mut rng = 0x2545f4914f6cdd1du64;
+    let mut killed = 0;
+    for _ in 0..6 {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let delay = 150 + rng % 3000;
+        let mut child = sb
+            .command()
+            .arg("index")
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+            killed += 1;
+        }
+        child.wait().unwrap();
+    }
+    assert!(killed > 0, "no run was killed mid-way");
+    let out = sb.ok(&["index"]);
+    let store = doctor_vectors(&sb);
+    assert_eq!(
+        store["vectors"]["in_sync"], true,
+        "{store:#}\n{}",
+        out.stderr
+    );
+    assert_eq!(
+        store["vectors"]["count"], store["embedding_units"],
+        "{store:#}"
+    );
+
+    let mut clean = Sandbox::new();
+    clean.config_with_model("");
+    corpus(&mut clean, 24, 8);
+    clean.ok(&["index"]);
+    let expected = clean
+        .dump()
+        .replace(clean.home.to_str().unwrap(), sb.home.to_str().unwrap());
+    assert_eq!(
+        sb.dump(),
+        expected,
+        "the store after kills differs from a clean index"
+    );
+    // And semantic recall answers from it.
+    let v = sb
+        .ok(&[
+            "recall",
+            "--mode",
+            "semantic",
+            "--json",
+            "evicting entries from a cache",
+        ])
+        .json();
+    assert_eq!(v["mode"], "semantic");
+    assert!(
+        v["hits"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("cache eviction"),
+        "{v:#}"
+    );
+}
+
+#[test]
+fn recall_works_while_an_index_runs() {
+    let mut sb = Sandbox::new();
+    sb.config_with_model("");
+    corpus(&mut sb, 10, 4);
+    sb.ok(&["index"]);
+    // More to index, so the next run takes a while.
+    let gemini = sb.home.join(".gemini");
+    for i in 100..130u32 {
+        gemini_session(
+            &gemini,
+            "late",
+            &format!("{i:08x}-1111-4222-8333-444455556666"),
+            i % 60,
+            8,
+            "retry backoff",
+        );
+    }
+    let mut child = sb
+        .command()
+        .arg("index")
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let mut answered = 0;
+    while child.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(120) {
+        for mode in ["lexical", "hybrid"] {
+            let out = sb.run(&["recall", "--mode", mode, "--json", "tenant scoping"]);
+            assert_eq!(
+                out.code, 0,
+                "recall failed during an index run: {}",
+                out.stderr
+            );
+            let v = out.json();
+            assert!(!v["hits"].as_array().unwrap().is_empty());
+            answered += 1;
+        }
+        let out = sb.run(&["sessions", "--json"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    }
+    assert!(child.wait().unwrap().success());
+    assert!(answered >= 2, "the index finished before any recall ran");
+    let v = sb
+        .ok(&["recall", "--json", "-n", "3", "retry backoff"])
+        .json();
+    assert_eq!(v["mode"], "hybrid");
+}
+
+#[test]
+fn two_index_runs_at_once_take_turns() {
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    corpus(&mut sb, 150, 20);
+    let a = sb
+        .command()
+        .arg("index")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    let b = sb
+        .command()
+        .arg("index")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    assert!(a.status.success() && b.status.success());
+    let err = format!(
+        "{}{}",
+        String::from_utf8_lossy(&a.stderr),
+        String::from_utf8_lossy(&b.stderr)
+    );
+    assert!(
+        err.contains("waiting for it to finish"),
+        "the second run did not wait: {err}"
+    );
+
+    let mut clean = Sandbox::new();
+    clean.config("[embed]\nenabled = false\n");
+    corpus(&mut clean, 150, 20);
+    clean.ok(&["index"]);
+    let expected = clean
+        .dump()
+        .replace(clean.home.to_str().unwrap(), sb.home.to_str().unwrap());
+    assert_eq!(sb.dump(), expected);
+}
+
+/// Fake secrets (shaped like real ones, valid for nothing).
+const SECRETS: &[(&str, &str)] = &[
+    ("sk-proj-FAKEfakeFAKEfake0123456789abcd", "openai-key"),
+    ("sk-ant-api03-FAKEfakeFAKEfake0123456789", "anthropic-key"),
+    ("AKIAFAKEFAKEFAKE1234", "aws-access-key"),
+    ("ghp_FAKEfakeFAKEfakeFAKEfakeFAKEfake1234", "github-token"),
+    (
+        "github_pat_11FAKEFAKE0123456789_fakefakefakefake",
+        "github-token",
+    ),
+    ("xoxb-000000000000-FAKEfakeFAKE", "slack-token"),
+    ("AIzaFAKEfakeFAKEfakeFAKEfakeFAKEfake123", "google-api-key"),
+    (
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJmYWtlLXVzZXIifQ.ZmFrZS1zaWduYXR1cmUtZmFrZQ",
+        "jwt",
+    ),
+    ("hunter2-fake-db-pass", "url-password"),
+    ("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "private-key"),
+    ("deepseekFAKE0123456789", "api-key"),
+    ("FAKEbearer0123456789token", "bearer-token"),
+];
+
+fn seeded(sb: &Sandbox) {
+    let history = format!(
+        "
+# aider chat started at 2026-07-17 09:00:00
+
+> aider --model deepseek --api-key deepseek={api}  
+> Aider v0.86.2  
+
+#### my key is {openai} and the anthropic one {anthropic}; why does auth fail?  
+#### I started it with aider --api-key deepseek={api} as the docs say  
+
+Do not paste keys. The AWS key {aws} and token {ghp} should be rotated.
+
+#### /run curl -H \"Authorization: Bearer {bearer}\" https://api.example.org  
+
+#### connect to postgres://app:{pw}@db.internal:5432/billing  
+
+Your DSN holds a password; use a secret manager. Slack {slack}, Google {google}.
+
+```
+-----BEGIN OPENSSH PRIVATE KEY-----
+{pem}
+-----END OPENSSH PRIVATE KEY-----
+```
+",
+        api = SECRETS[10].0,
+        openai = SECRETS[0].0,
+        anthropic = SECRETS[1].0,
+        aws = SECRETS[2].0,
+        ghp = SECRETS[3].0,
+        bearer = SECRETS[11].0,
+        pw = SECRETS[8].0,
+        slack = SECRETS[5].0,
+        google = SECRETS[6].0,
+        pem = SECRETS[9].0,
+    );
+    sb.write("work/leaky/.aider.chat.history.md", history);
+    sb.write(
+        ".config/deja/aider-projects",
+        format!("{}\n", sb.home.join("work/leaky").display()),
+    );
+    let chats = sb.home.join(".gemini/tmp/leaky/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let session = serde_json::json!({
+        "sessionId": "12e731c6-4e5a-474c-b7c6-b88195fc5a10",
+        "projectHash": "0".repeat(64),
+        "startTime": "2026-07-18T10:00:00Z",
+        "lastUpdated": "2026-07-18T10:00:00Z",
+        "summary": format!("token {}", SECRETS[4].0),
+        "messages": [
+            {"id": "m1", "timestamp": "2026-07-18T10:00:00Z", "type": "user",
+             "content": [{"text": format!("here is the JWT {} and PAT {}", SECRETS[7].0, SECRETS[4].0)}]},
+            {"id": "m2", "timestamp": "2026-07-18T10:00:01Z", "type": "gemini",
+             "content": "I will not repeat credentials.",
+             "toolCalls": [{"id": "t1", "name": "run_shell_command", "status": "success",
+                            "args": {"command": format!("export GITHUB_TOKEN={}", SECRETS[3].0)}}]}
+        ]
+    });
+    std::fs::write(
+        chats.join("session-2026-07-18T10-00-12e731c6.json"),
+        session.to_string(),
+    )
+    .unwrap();
+}
+
+fn assert_clean(what: &str, text: &str) {
+    for (secret, _) in SECRETS {
+        assert!(!text.contains(secret), "{what} leaks {secret}:\n{text}");
+    }
+}
+
+fn assert_clean_bytes(path: &Path) {
+    if let Ok(bytes) = std::fs::read(path) {
+        for (secret, _) in SECRETS {
+            let found = bytes.windows(secret.len()).any(|w| w == secret.as_bytes());
+            assert!(!found, "{} holds {secret}", path.display());
+        }
+    }
+}
+
+#[test]
+fn fake_secrets_reach_no_store_and_no_output() {
+    let mut sb = Sandbox::new();
+    sb.config_with_model("");
+    seeded(&sb);
+    sb.env("GEMINI_CLI_HOME", sb.home.clone());
+
+    let parsed = sb.ok(&[
+        "parse",
+        sb.home
+            .join("work/leaky/.aider.chat.history.md")
+            .to_str()
+            .unwrap(),
+        "--json",
+    ]);
+    assert_clean("deja parse", &parsed.stdout);
+    for (_, kind) in SECRETS {
+        let marker = format!("[REDACTED:{kind}]");
+        let gemini_only = ["github-token", "jwt"].contains(kind);
+        assert!(
+            gemini_only || parsed.stdout.contains(&marker),
+            "parse output lacks {marker}"
+        );
+    }
+
+    let out = sb.ok(&["index"]);
+    assert_clean("deja index", &out.stderr);
+    for file in ["index.sqlite", "index.sqlite-wal", "vectors.usearch"] {
+        assert_clean_bytes(&sb.data_dir().join(file));
+    }
+    // The full-text index is queried for every secret: nothing matches.
+    for (secret, _) in SECRETS {
+        let out = sb.run(&["recall", "--mode", "lexical", "--json", secret]);
+        // The query itself is what the user typed; the hits must not hold it.
+        assert_clean("deja recall", &out.json()["hits"].to_string());
+    }
+    let list = sb.ok(&["sessions", "--json"]);
+    assert_clean("deja sessions", &list.stdout);
+    for s in list.json()["sessions"].as_array().unwrap() {
+        let id = s["id"].as_str().unwrap();
+        let shown = sb.ok(&["show", id, "--json"]);
+        assert_clean("deja show --json", &shown.stdout);
+        assert!(shown.stdout.contains("[REDACTED:"), "{}", shown.stdout);
+        assert_clean("deja show", &sb.ok(&["show", id]).stdout);
+    }
+    for q in [
+        "rotate the key",
+        "auth fails",
+        "password in the connection string",
+        "credentials",
+    ] {
+        let out = sb.run(&["recall", "--json", q]);
+        assert_clean("deja recall", &out.stdout);
+    }
+
+    // Turning redaction off is possible, and then the text is stored as written.
+    let off = Sandbox::new();
+    off.config("[embed]\nenabled = false\n[redact]\nenabled = false\n");
+    seeded(&off);
+    off.ok(&["index"]);
+    let out = off.ok(&["recall", "--mode", "lexical", "--json", "rotated"]);
+    assert!(out.stdout.contains(SECRETS[2].0));
+
+    // User patterns add markers of their own.
+    let custom = Sandbox::new();
+    custom.config("[embed]\nenabled = false\n[redact]\npatterns = [{ name = \"db-host\", regex = \"db\\\\.internal\" }]\n");
+    seeded(&custom);
+    custom.ok(&["index"]);
+    let out = custom.ok(&["recall", "--mode", "lexical", "--json", "postgres"]);
+    assert!(
+        out.stdout.contains("[REDACTED:db-host]") && !out.stdout.contains("db.internal"),
+        "{}",
+        out.stdout
+    );
+}

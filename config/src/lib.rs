@@ -109,6 +109,8 @@ pub struct Embed {
     pub max_tokens: usize,
     /// Tokens shared by consecutive windows.
     pub overlap_tokens: usize,
+    /// Tokens of neighbouring messages embedded with each message.
+    pub context_tokens: usize,
     /// Texts per model call.
     pub batch_size: usize,
     /// ONNX Runtime threads; 0 means one per core.
@@ -299,6 +301,11 @@ fn validate(c: &Config) -> Result<(), String> {
     }
     if c.embed.overlap_tokens >= c.embed.max_tokens / 2 {
         return Err("`embed.overlap_tokens` must be less than half of `embed.max_tokens`".into());
+    }
+    if c.embed.context_tokens * 4 > c.embed.max_tokens {
+        return Err(
+            "`embed.context_tokens` must be at most a quarter of `embed.max_tokens`".into(),
+        );
     }
     if c.embed.batch_size == 0 {
         return Err("`embed.batch_size` must be at least 1".into());

@@ -65,7 +65,8 @@ const BUILTIN: &[(&str, &str, usize)] = &[
     ),
     (
         "password",
-        r#"(?i)\b(?:password|passwd|pwd)\s*[=:]\s*["']?([^\s;'"&,\[\]]{4,})"#,
+        // No leading word boundary: `DB_PASSWORD=` and `pg_pwd=` count too.
+        r#"(?i)(?:password|passwd|pwd)\s*[=:]\s*["']?([^\s;'"&,\[\]]{4,})"#,
         1,
     ),
 ];

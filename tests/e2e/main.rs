@@ -9,6 +9,7 @@
 mod commands;
 mod common;
 mod corpus;
+mod demo;
 mod golden;
 mod hardening;
 mod index;

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use serde_json::json;
 
 use crate::app::App;
@@ -18,10 +18,13 @@ use crate::{json, ExitStatus};
 
 /// Runs the command.
 pub fn run(app: &App, args: &ParseArgs) -> Result<ExitStatus> {
-    let path = &args.path;
-    if !path.exists() {
-        bail!("`{}` does not exist", path.display());
+    if !args.path.exists() {
+        bail!("`{}` does not exist", args.path.display());
     }
+    // Readers see the same absolute path as `deja index` gives them, so ids
+    // derived from it (aider's) agree.
+    let path = &std::fs::canonicalize(&args.path)
+        .with_context(|| format!("cannot resolve `{}`", args.path.display()))?;
     let forced = match &args.harness {
         Some(h) => match app.host().get(h) {
             Some(p) => Some(p),

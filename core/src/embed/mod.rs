@@ -68,6 +68,8 @@ pub struct Settings {
     pub max_tokens: usize,
     /// Overlap between windows.
     pub overlap_tokens: usize,
+    /// Tokens of neighbouring messages embedded with each message.
+    pub context_tokens: usize,
     /// Texts per model call.
     pub batch_size: usize,
     /// ONNX Runtime threads (0 = all cores).
@@ -111,6 +113,7 @@ impl Settings {
             runtime_candidates,
             max_tokens: c.max_tokens,
             overlap_tokens: c.overlap_tokens,
+            context_tokens: c.context_tokens,
             batch_size: c.batch_size,
             threads: c.threads,
             enabled: c.enabled,
@@ -196,11 +199,12 @@ impl Settings {
             .ok()?
             .as_nanos();
         Some(format!(
-            "{}|{}|{mtime}|{}/{}",
+            "{}|{}|{mtime}|{}/{}/{}",
             path.display(),
             meta.len(),
             self.max_tokens,
-            self.overlap_tokens
+            self.overlap_tokens,
+            self.context_tokens
         ))
     }
 }
@@ -228,6 +232,7 @@ pub struct Embedder {
     dims: usize,
     max_tokens: usize,
     overlap_tokens: usize,
+    context_tokens: usize,
     batch_size: usize,
 }
 
@@ -295,10 +300,11 @@ impl Embedder {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_else(|| "model".into());
                 let id = format!(
-                    "{name}@{}:{}/{}",
+                    "{name}@{}:{}/{}/{}",
                     model_hash.get(..12).unwrap_or(&model_hash),
                     settings.max_tokens,
-                    settings.overlap_tokens
+                    settings.overlap_tokens,
+                    settings.context_tokens
                 );
                 (id, dims)
             }
@@ -311,6 +317,7 @@ impl Embedder {
             dims,
             max_tokens: settings.max_tokens,
             overlap_tokens: settings.overlap_tokens,
+            context_tokens: settings.context_tokens,
             batch_size: settings.batch_size,
         })
     }
@@ -334,9 +341,37 @@ impl Embedder {
         self.dims
     }
 
-    /// Splits `text` into windows of at most the configured number of tokens.
+    /// Splits `text` into windows of at most the configured number of tokens
+    /// (less the room kept for context).
     pub fn windows(&self, text: &str) -> Vec<String> {
-        window::split(&self.counter, text, self.max_tokens, self.overlap_tokens)
+        let budget = self.max_tokens - 2 * self.context_tokens;
+        window::split(&self.counter, text, budget, self.overlap_tokens)
+    }
+
+    /// The texts embedded for a message: its windows, the first preceded by
+    /// the end of the previous message and the last followed by the start of
+    /// the next one (when context is configured).
+    pub fn units(&self, previous: Option<&str>, text: &str, next: Option<&str>) -> Vec<String> {
+        let mut units = self.windows(text);
+        if units.is_empty() {
+            units.push(text.to_string());
+        }
+        if self.context_tokens == 0 {
+            return units;
+        }
+        let n = self.context_tokens;
+        if let Some(p) = previous.map(|p| window::edge(&self.counter, p, n, true)) {
+            if !p.is_empty() {
+                units[0] = format!("{p}\n{}", units[0]);
+            }
+        }
+        if let Some(x) = next.map(|x| window::edge(&self.counter, x, n, false)) {
+            if !x.is_empty() {
+                let last = units.len() - 1;
+                units[last] = format!("{}\n{x}", units[last]);
+            }
+        }
+        units
     }
 
     /// Embeds `texts`, returning unit-length vectors in the same order.

@@ -89,21 +89,31 @@ pub fn run(
 
     let mut after = 0i64;
     loop {
-        let page: Vec<(i64, String)> = {
+        let page: Vec<Pending> = {
             let mut stmt = store
                 .conn()
                 .prepare(&format!(
-                    "SELECT m.id, m.text {PENDING} AND m.id > ?1 ORDER BY m.id LIMIT {PAGE}"
+                    "SELECT m.id, m.text,
+                        (SELECT p.text FROM messages p WHERE p.session = m.session AND p.position = m.position - 1),
+                        (SELECT n.text FROM messages n WHERE n.session = m.session AND n.position = m.position + 1)
+                     {PENDING} AND m.id > ?1 ORDER BY m.id LIMIT {PAGE}"
                 ))
                 .map_err(|e| store.wrap(e))?;
             let rows = stmt
-                .query_map([after], |r| Ok((r.get(0)?, r.get(1)?)))
+                .query_map([after], |r| {
+                    Ok(Pending {
+                        id: r.get(0)?,
+                        text: r.get(1)?,
+                        previous: r.get(2)?,
+                        next: r.get(3)?,
+                    })
+                })
                 .map_err(|e| store.wrap(e))?;
             rows.collect::<rusqlite::Result<_>>()
                 .map_err(|e| store.wrap(e))?
         };
         let Some(last) = page.last() else { break };
-        after = last.0;
+        after = last.id;
         embed_page(store, embedder, &model, &page, &mut report)?;
         progress.advance(page.len() as u64);
     }
@@ -122,24 +132,29 @@ pub fn pending(store: &Store) -> crate::store::Result<i64> {
         .map_err(|e| store.wrap(e))
 }
 
+/// A message waiting for its units, with its neighbours' text.
+struct Pending {
+    id: i64,
+    text: String,
+    previous: Option<String>,
+    next: Option<String>,
+}
+
 fn embed_page(
     store: &mut Store,
     embedder: &mut Embedder,
     model: &str,
-    page: &[(i64, String)],
+    page: &[Pending],
     report: &mut PassReport,
 ) -> Result<(), PassError> {
     // (message id, ordinal, hash) for every unit; texts to embed by hash.
     let mut units: Vec<(i64, usize, String)> = Vec::new();
     let mut texts: HashMap<String, String> = HashMap::new();
-    for (id, text) in page {
-        let mut windows = embedder.windows(text);
-        if windows.is_empty() {
-            windows.push(text.clone());
-        }
-        for (ordinal, w) in windows.into_iter().enumerate() {
+    for m in page {
+        let unit_texts = embedder.units(m.previous.as_deref(), &m.text, m.next.as_deref());
+        for (ordinal, w) in unit_texts.into_iter().enumerate() {
             let hash = sha256_hex(w.as_bytes());
-            units.push((*id, ordinal, hash.clone()));
+            units.push((m.id, ordinal, hash.clone()));
             texts.entry(hash).or_insert(w);
         }
     }

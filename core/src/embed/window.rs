@@ -1,5 +1,6 @@
 //! Splitting a long text into windows of at most N model tokens that overlap
-//! by M tokens, cut at token boundaries of the original text.
+//! by M tokens, cut at token boundaries of the original text; and taking the
+//! first or last N tokens of a text, for context.
 
 use tokenizers::Tokenizer;
 
@@ -43,4 +44,26 @@ pub fn split(tok: &Tokenizer, text: &str, max_tokens: usize, overlap: usize) -> 
         out.push(text.to_string());
     }
     out
+}
+
+/// The first (`from_end` false) or last `n` tokens of `text`, cut at token
+/// boundaries; the whole trimmed text when it is shorter.
+pub fn edge(tok: &Tokenizer, text: &str, n: usize, from_end: bool) -> String {
+    let text = text.trim();
+    if text.is_empty() || n == 0 {
+        return String::new();
+    }
+    let Ok(encoding) = tok.encode(text, false) else {
+        return String::new();
+    };
+    let offsets = encoding.get_offsets();
+    if offsets.len() <= n {
+        return text.to_string();
+    }
+    let piece = if from_end {
+        text.get(offsets[offsets.len() - n].0..)
+    } else {
+        text.get(..offsets[n - 1].1)
+    };
+    piece.unwrap_or_default().trim().to_string()
 }

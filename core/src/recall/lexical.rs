@@ -1,5 +1,9 @@
 //! Lexical ranking: the user's words become a safe FTS5 query (every term
-//! quoted, so no input is a syntax error), ranked by BM25 over message text.
+//! quoted, so no input is a syntax error), ranked by BM25 over message text
+//! and, as a second signal, over whole sessions. Scores can be normalized by
+//! the query's own weight (the sum of its terms' IDF: what one occurrence of
+//! every term in an average-length document scores), so a passing match of one
+//! common word is worth little whatever else matches.
 
 use rusqlite::params_from_iter;
 
@@ -35,6 +39,62 @@ pub fn terms(query: &str) -> Vec<String> {
     out
 }
 
+/// Pairs of query words that stand next to each other (neither a stop word):
+/// "LGBTQ support group" gives "lgbtq support" and "support group".
+pub fn bigrams(query: &str) -> Vec<String> {
+    let words: Vec<String> = query
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase())
+        .collect();
+    let content = |w: &str| !STOP_WORDS.contains(&w) && w.chars().count() > 1;
+    let mut out: Vec<String> = words
+        .windows(2)
+        .filter(|p| content(&p[0]) && content(&p[1]))
+        .map(|p| format!("{} {}", p[0], p[1]))
+        .collect();
+    out.dedup();
+    out
+}
+
+/// Per session in scope, the share of the query's word pairs it holds as
+/// phrases (whole-session documents).
+pub fn phrase_coverage(
+    store: &Store,
+    query: &str,
+    candidates: &Candidates,
+) -> crate::store::Result<std::collections::HashMap<i64, f64>> {
+    let pairs = bigrams(query);
+    let mut out: std::collections::HashMap<i64, f64> = std::collections::HashMap::new();
+    if pairs.is_empty() {
+        return Ok(out);
+    }
+    let (cond, args) = candidates.filter.sql();
+    let cond = shift_placeholders(&cond, 1);
+    let share = 1.0 / pairs.len() as f64;
+    for pair in &pairs {
+        let mut a = vec![rusqlite::types::Value::Text(format!(
+            "\"{}\"",
+            pair.replace('"', "")
+        ))];
+        a.extend(args.iter().cloned());
+        let mut stmt = store
+            .conn()
+            .prepare_cached(&format!(
+                "SELECT s.id FROM sessions_fts JOIN sessions s ON s.id = sessions_fts.rowid
+                 WHERE sessions_fts MATCH ?1 AND {cond}"
+            ))
+            .map_err(|e| store.wrap(e))?;
+        let rows = stmt
+            .query_map(params_from_iter(a.iter()), |r| r.get::<_, i64>(0))
+            .map_err(|e| store.wrap(e))?;
+        for r in rows {
+            *out.entry(r.map_err(|e| store.wrap(e))?).or_default() += share;
+        }
+    }
+    Ok(out)
+}
+
 /// An FTS5 MATCH expression for `terms`: each term quoted, any of them may match.
 pub fn match_expression(terms: &[String]) -> Option<String> {
     if terms.is_empty() {
@@ -49,35 +109,170 @@ pub fn match_expression(terms: &[String]) -> Option<String> {
     )
 }
 
-/// The best `k` messages for `query` among `candidates`: (message id, BM25
-/// score where higher is better).
+/// Which full-text index to search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// One document per message.
+    Message,
+    /// One document per session (all its messages).
+    Session,
+}
+
+impl Level {
+    fn fts(self) -> &'static str {
+        match self {
+            Level::Message => "messages_fts",
+            Level::Session => "sessions_fts",
+        }
+    }
+
+    fn table(self) -> &'static str {
+        match self {
+            Level::Message => "messages",
+            Level::Session => "sessions",
+        }
+    }
+
+    /// FROM/JOIN clauses reaching the documents of this level, their sessions
+    /// `s` and (for messages) `m`, from the full-text table.
+    fn joins(self) -> String {
+        match self {
+            Level::Message => {
+                "JOIN messages m ON m.id = messages_fts.rowid JOIN sessions s ON s.id = m.session"
+                    .to_string()
+            }
+            Level::Session => "JOIN sessions s ON s.id = sessions_fts.rowid".to_string(),
+        }
+    }
+}
+
+/// Most documents a single term contributes; rarer terms are all counted.
+const PER_TERM: usize = 1000;
+
+/// FTS5's BM25 IDF: `ln((N - n + 0.5) / (n + 0.5))`, at least 1e-6.
+fn idf(docs: f64, with_term: f64) -> f64 {
+    ((docs - with_term + 0.5) / (with_term + 0.5))
+        .ln()
+        .max(1e-6)
+}
+
+/// The best `k` documents of `level` for `query` among `candidates` (roles
+/// apply at the message level only): (row id, score).
+///
+/// The score is BM25 with each term's IDF computed *within the candidates*,
+/// so a word that fills the searched project (its name, the people in a
+/// conversation) counts for little, divided by the query's own weight (the
+/// sum of those IDFs, words found nowhere included): the share of the query
+/// a document matches. FTS5 gives each document's BM25 for each term alone;
+/// dividing by FTS5's global IDF of the term leaves the term-frequency part,
+/// which is re-weighted with the local IDF.
 pub fn search(
     store: &Store,
     query: &str,
     candidates: &Candidates,
+    level: Level,
     k: usize,
 ) -> crate::store::Result<Vec<(i64, f64)>> {
-    let Some(expr) = match_expression(&terms(query)) else {
+    let terms = terms(query);
+    if terms.is_empty() {
         return Ok(Vec::new());
+    }
+    let conn = store.conn();
+    let wrap = |e| store.wrap(e);
+    let (cond, args) = match level {
+        Level::Message => candidates.sql(),
+        Level::Session => candidates.filter.sql(),
     };
-    let (cond, mut args) = candidates.sql();
-    args.insert(0, rusqlite::types::Value::Text(expr));
-    // Shift the candidate placeholders by one: the MATCH expression is ?1.
-    let cond = shift_placeholders(&cond, 1);
-    let sql = format!(
-        "SELECT m.id, -bm25(messages_fts) AS score
-         FROM messages_fts
-         JOIN messages m ON m.id = messages_fts.rowid
-         JOIN sessions s ON s.id = m.session
-         WHERE messages_fts MATCH ?1 AND {cond}
-         ORDER BY bm25(messages_fts) LIMIT {k}"
-    );
-    let mut stmt = store.conn().prepare(&sql).map_err(|e| store.wrap(e))?;
-    let rows = stmt
-        .query_map(params_from_iter(args), |r| Ok((r.get(0)?, r.get(1)?)))
-        .map_err(|e| store.wrap(e))?;
-    rows.collect::<rusqlite::Result<_>>()
-        .map_err(|e| store.wrap(e))
+    let restricted = !candidates.is_unrestricted();
+    let fts = level.fts();
+    let joins = level.joins();
+    let total: f64 = conn
+        .query_row(
+            &format!("SELECT coalesce(max(id), 0) FROM {}", level.table()),
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .map_err(wrap)? as f64;
+    let in_scope: f64 = if restricted {
+        let from = match level {
+            Level::Message => "messages m JOIN sessions s ON s.id = m.session",
+            Level::Session => "sessions s",
+        };
+        conn.query_row(
+            &format!("SELECT count(*) FROM {from} WHERE {cond}"),
+            params_from_iter(args.clone()),
+            |r| r.get::<_, i64>(0),
+        )
+        .map_err(wrap)? as f64
+    } else {
+        total
+    };
+    let shifted = shift_placeholders(&cond, 1);
+
+    let mut scores: std::collections::HashMap<i64, f64> = std::collections::HashMap::new();
+    let mut weight = 0.0;
+    for term in &terms {
+        let phrase = rusqlite::types::Value::Text(format!("\"{}\"", term.replace('"', "")));
+        let global: f64 = conn
+            .query_row(
+                &format!("SELECT count(*) FROM {fts} WHERE {fts} MATCH ?1"),
+                [&phrase],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(wrap)? as f64;
+        if global == 0.0 {
+            // A word no document has still belongs to the query: its weight
+            // counts, so matching the query's other words is a partial match.
+            weight += idf(in_scope, 0.0);
+            continue;
+        }
+        let global_idf = idf(total.max(global), global);
+        let mut term_args = vec![phrase.clone()];
+        term_args.extend(args.iter().cloned());
+        let rows: Vec<(i64, f64)> = {
+            let mut stmt = conn
+                .prepare_cached(&format!(
+                    "SELECT {fts}.rowid, -bm25({fts}) FROM {fts} {joins}
+                     WHERE {fts} MATCH ?1 AND {shifted}
+                     ORDER BY bm25({fts}) LIMIT {PER_TERM}"
+                ))
+                .map_err(wrap)?;
+            let rows = stmt
+                .query_map(params_from_iter(term_args.iter()), |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .map_err(wrap)?;
+            rows.collect::<rusqlite::Result<_>>().map_err(wrap)?
+        };
+        let local = if !restricted {
+            global
+        } else if rows.len() < PER_TERM {
+            rows.len() as f64
+        } else {
+            conn.query_row(
+                &format!("SELECT count(*) FROM {fts} {joins} WHERE {fts} MATCH ?1 AND {shifted}"),
+                params_from_iter(term_args.iter()),
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(wrap)? as f64
+        };
+        if local == 0.0 {
+            weight += idf(in_scope, 0.0);
+            continue;
+        }
+        let local_idf = idf(in_scope.max(local), local);
+        weight += local_idf;
+        for (id, bm25) in rows {
+            *scores.entry(id).or_insert(0.0) += local_idf * bm25 / global_idf;
+        }
+    }
+    if weight <= 0.0 {
+        return Ok(Vec::new());
+    }
+    let mut out: Vec<(i64, f64)> = scores.into_iter().map(|(id, s)| (id, s / weight)).collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    out.truncate(k);
+    Ok(out)
 }
 
 /// Renumbers `?N` placeholders in `sql` to `?N+by`.
@@ -114,8 +309,8 @@ mod tests {
         );
         assert_eq!(terms("what is it"), vec!["what", "is", "it"]);
         assert_eq!(
-            terms("fix tenant_id AND \"x\""),
-            vec!["fix", "tenant_id", "x"]
+            terms("fix tenant_id AND \"xy\""),
+            vec!["fix", "tenant_id", "xy"]
         );
         assert!(terms("  ?!  ").is_empty());
         assert_eq!(terms("someone else's"), vec!["someone", "else"]);
@@ -123,8 +318,8 @@ mod tests {
 
     #[test]
     fn expressions_are_quoted() {
-        let e = match_expression(&terms("NEAR(a b) OR c* \"d")).unwrap();
-        assert_eq!(e, "\"near\" OR \"a\" OR \"b\" OR \"c\" OR \"d\"");
+        let e = match_expression(&terms("NEAR(ab cd) OR ef* \"gh")).unwrap();
+        assert_eq!(e, "\"near\" OR \"ab\" OR \"cd\" OR \"ef\" OR \"gh\"");
     }
 
     #[test]

@@ -5,7 +5,9 @@
 pub mod fuse;
 pub mod lexical;
 pub mod semantic;
+pub mod session;
 pub mod snippet;
+pub mod when;
 
 use std::collections::HashMap;
 
@@ -76,15 +78,76 @@ pub struct Hit {
     pub text: String,
     /// Transcript path.
     pub source_path: Option<String>,
+    /// The harness's id of the session.
+    pub native_session_id: String,
     /// Other hits with the same text, folded into this one.
     pub duplicates: Vec<String>,
 }
 
-/// How many candidates each ranker contributes before fusion.
-const DEPTH: usize = 100;
+/// The knobs of ranking. [`Tuning::default`] is what deja uses; the
+/// benchmark measures the others (BENCHMARKS.md has the numbers).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tuning {
+    /// How many candidates each ranker contributes.
+    pub depth: usize,
+    /// How the message-level rankings are fused in hybrid mode.
+    pub fusion: fuse::Fusion,
+    /// Weight of the session-level lexical score (BM25 of the whole session,
+    /// normalized by the query's weight) added to each of its messages.
+    pub session_lexical: f64,
+    /// Weight of the session-level semantic score (the mean similarity of the
+    /// session's `session_top` best messages) added to each of its messages.
+    pub session_semantic: f64,
+    /// How many of a session's best messages make its semantic score.
+    pub session_top: usize,
+    /// Weight of a session's match with the dates the query mentions.
+    pub date_weight: f64,
+    /// Weight of the share of the query's word pairs a session holds as phrases.
+    pub phrase_weight: f64,
+    /// Lexical scores (the share of the query's weight a message or session
+    /// matches) are raised to this power: above 1, a chance match of one word
+    /// of a paraphrase counts for little while a full match keeps its weight.
+    pub lexical_power: f64,
+}
 
-/// Ranks messages for `query`. `semantic` carries the query embedding and the
-/// vectors when semantic ranking is possible.
+impl Default for Tuning {
+    /// Chosen on LoCoMo (all 1,978 questions; BENCHMARKS.md shows the sweep)
+    /// and checked on the demo paraphrases.
+    fn default() -> Self {
+        Tuning {
+            depth: 100,
+            fusion: fuse::DEFAULT,
+            session_lexical: 0.4,
+            session_semantic: 0.25,
+            session_top: 3,
+            date_weight: 1.5,
+            phrase_weight: 0.5,
+            lexical_power: 1.5,
+        }
+    }
+}
+
+/// Everything ranking needs for one query, gathered from the store once.
+#[derive(Debug, Clone)]
+pub struct Signals {
+    /// The mode the lists were gathered for.
+    pub mode: Mode,
+    /// (message, BM25 normalized by the query's weight), best first.
+    pub lexical: Vec<(i64, f64)>,
+    /// (message, cosine similarity of its best unit), best first.
+    pub semantic: Vec<(i64, f64)>,
+    /// Session row → session-level lexical score.
+    pub session_lexical: HashMap<i64, f64>,
+    /// Message → its session row, for every message in either list.
+    pub session_of: HashMap<i64, i64>,
+    /// Session row → how well its start date matches the dates in the query.
+    pub date_affinity: HashMap<i64, f64>,
+    /// Session row → share of the query's word pairs it holds as phrases.
+    pub phrases: HashMap<i64, f64>,
+}
+
+/// Ranks messages for `query` with the default tuning. `semantic` carries the
+/// query embedding and the vectors when semantic ranking is possible.
 pub fn search(
     store: &Store,
     query: &str,
@@ -93,23 +156,133 @@ pub fn search(
     semantic: Option<(&semantic::Vectors, &[f32])>,
     limit: usize,
 ) -> crate::store::Result<Vec<Hit>> {
-    let depth = DEPTH.max(limit * 3);
-    let lex = match mode {
-        Mode::Lexical | Mode::Hybrid => lexical::search(store, query, candidates, depth)?,
+    search_with(
+        store,
+        query,
+        mode,
+        candidates,
+        semantic,
+        limit,
+        &Tuning::default(),
+    )
+}
+
+/// [`search`] with explicit tuning.
+pub fn search_with(
+    store: &Store,
+    query: &str,
+    mode: Mode,
+    candidates: &Candidates,
+    semantic: Option<(&semantic::Vectors, &[f32])>,
+    limit: usize,
+    tuning: &Tuning,
+) -> crate::store::Result<Vec<Hit>> {
+    let signals = gather(
+        store,
+        query,
+        mode,
+        candidates,
+        semantic,
+        tuning.depth.max(limit * 3),
+    )?;
+    hydrate(store, &rank(&signals, tuning), limit)
+}
+
+/// Collects the rankings and session facts for `query`.
+pub fn gather(
+    store: &Store,
+    query: &str,
+    mode: Mode,
+    candidates: &Candidates,
+    semantic: Option<(&semantic::Vectors, &[f32])>,
+    depth: usize,
+) -> crate::store::Result<Signals> {
+    let lexical = match mode {
+        Mode::Lexical | Mode::Hybrid => {
+            lexical::search(store, query, candidates, lexical::Level::Message, depth)?
+        }
         Mode::Semantic => Vec::new(),
     };
-    let sem = match (mode, semantic) {
+    let semantic = match (mode, semantic) {
         (Mode::Semantic | Mode::Hybrid, Some((vectors, q))) => {
             semantic::search(store, vectors, q, candidates, depth)?
         }
         _ => Vec::new(),
     };
-    let ranked = match mode {
-        Mode::Lexical => lex,
-        Mode::Semantic => sem,
-        Mode::Hybrid => fuse::fuse(&sem, &lex, fuse::DEFAULT),
+    let session_lexical = match mode {
+        Mode::Lexical | Mode::Hybrid => {
+            lexical::search(store, query, candidates, lexical::Level::Session, depth)?
+                .into_iter()
+                .collect()
+        }
+        Mode::Semantic => HashMap::new(),
     };
-    hydrate(store, &ranked, limit)
+    let phrases = match mode {
+        Mode::Lexical | Mode::Hybrid => lexical::phrase_coverage(store, query, candidates)?,
+        Mode::Semantic => HashMap::new(),
+    };
+    let ids: Vec<i64> = lexical.iter().chain(&semantic).map(|x| x.0).collect();
+    let (session_of, started) = session::sessions_of(store, &ids)?;
+    let hints = when::hints(query);
+    let date_affinity = when::by_session(&started, &hints);
+    Ok(Signals {
+        mode,
+        lexical,
+        semantic,
+        session_lexical,
+        session_of,
+        date_affinity,
+        phrases,
+    })
+}
+
+/// Orders messages by their own fused score plus what their session earns:
+/// its lexical score as a whole, its best messages' similarity, and its
+/// match with dates the query names.
+pub fn rank(s: &Signals, tuning: &Tuning) -> Vec<(i64, f64)> {
+    let power = |v: f64| {
+        if tuning.lexical_power == 1.0 {
+            v
+        } else {
+            v.max(0.0).powf(tuning.lexical_power)
+        }
+    };
+    let lexical: Vec<(i64, f64)> = s.lexical.iter().map(|(id, v)| (*id, power(*v))).collect();
+    let mut ranked = match s.mode {
+        Mode::Lexical => lexical,
+        Mode::Semantic => s.semantic.clone(),
+        Mode::Hybrid => fuse::fuse(&s.semantic, &lexical, tuning.fusion),
+    };
+    let mut session_score: HashMap<i64, f64> = HashMap::new();
+    if tuning.session_semantic != 0.0 && s.mode != Mode::Lexical && !s.semantic.is_empty() {
+        for (session, v) in session::top_mean(&s.semantic, &s.session_of, tuning.session_top) {
+            *session_score.entry(session).or_default() += tuning.session_semantic * v;
+        }
+    }
+    if tuning.session_lexical != 0.0 && s.mode != Mode::Semantic {
+        for (session, v) in &s.session_lexical {
+            *session_score.entry(*session).or_default() += tuning.session_lexical * power(*v);
+        }
+    }
+    if tuning.phrase_weight != 0.0 && s.mode != Mode::Semantic {
+        for (session, v) in &s.phrases {
+            *session_score.entry(*session).or_default() += tuning.phrase_weight * v;
+        }
+    }
+    if tuning.date_weight != 0.0 {
+        for (session, v) in &s.date_affinity {
+            *session_score.entry(*session).or_default() += tuning.date_weight * v;
+        }
+    }
+    if !session_score.is_empty() {
+        for (id, score) in &mut ranked {
+            if let Some(extra) = s.session_of.get(id).and_then(|x| session_score.get(x)) {
+                *score += extra;
+            }
+        }
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    }
+    ranked
 }
 
 /// Loads the top hits, folding messages with the same text into the first.
@@ -153,7 +326,8 @@ fn load(store: &Store, ids: &[(i64, f64)]) -> crate::store::Result<HashMap<i64, 
     let marks = vec!["?"; ids.len()].join(",");
     let sql = format!(
         "SELECT m.id, s.session_id, s.harness, s.project_dir, s.project_name, s.project_id,
-                s.started_at, m.native_id, m.position, m.role, m.timestamp, m.text, s.source_path
+                s.started_at, m.native_id, m.position, m.role, m.timestamp, m.text, s.source_path,
+                s.native_id
          FROM messages m JOIN sessions s ON s.id = m.session
          WHERE m.id IN ({marks})"
     );
@@ -182,6 +356,7 @@ fn load(store: &Store, ids: &[(i64, f64)]) -> crate::store::Result<HashMap<i64, 
                 timestamp: r.get(10)?,
                 text: r.get(11)?,
                 source_path: r.get(12)?,
+                native_session_id: r.get(13)?,
                 duplicates: Vec::new(),
             })
         })

@@ -48,11 +48,18 @@ pub fn snippet(text: &str, terms: &[String], width: usize) -> (String, Vec<(usiz
         .find(|(s, e)| terms.iter().any(|t| matches(&flat[*s..*e], t)))
         .map(|(s, _)| *s)
         .unwrap_or(0);
-    // Start a third of the width before the match, at a char boundary.
+    // Start about a third of the width before the match, at the start of a
+    // word, and end at the end of one.
     let chars: Vec<(usize, char)> = flat.char_indices().collect();
     let at = chars.iter().position(|(i, _)| *i >= first).unwrap_or(0);
-    let from = at.saturating_sub(width / 3);
-    let to = (from + width).min(chars.len());
+    let mut from = at.saturating_sub(width / 3);
+    while from > 0 && from < at && !chars[from - 1].1.is_whitespace() {
+        from += 1;
+    }
+    let mut to = (from + width).min(chars.len());
+    while to < chars.len() && to > from + width / 2 && !chars[to].1.is_whitespace() {
+        to -= 1;
+    }
     let start_byte = chars.get(from).map(|c| c.0).unwrap_or(0);
     let end_byte = chars.get(to).map(|c| c.0).unwrap_or(flat.len());
     let mut out = String::new();
@@ -114,6 +121,19 @@ mod tests {
         let out = highlighted(&text, &terms, 60, &|w| format!("[{w}]"));
         assert!(out.contains("[tenant] [predicate]"), "{out}");
         assert!(out.starts_with('…') && out.ends_with('…'), "{out}");
+        // Whole words at both ends.
+        let inner = out.trim_matches('…');
+        let first = inner.split(' ').next().unwrap();
+        let last = inner.rsplit(' ').next().unwrap();
+        assert!(["x", "The", "query"].contains(&first), "{out}");
+        assert_eq!(last, "y", "{out}");
+        let cut = highlighted(
+            "alpha beta gamma delta epsilon",
+            &["delta".into()],
+            12,
+            &|w| w.to_string(),
+        );
+        assert!(!cut.contains("…ta") && !cut.contains("…amma"), "{cut}");
     }
 
     #[test]

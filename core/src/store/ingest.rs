@@ -258,6 +258,7 @@ fn apply_in(
                 let row = insert_session(tx, s, source_id, file.path)?;
                 applied.sessions_added += 1;
                 applied.messages_added += write_messages(tx, row, &s.messages)?.added;
+                write_session_document(tx, row)?;
                 write_records(tx, row, s)?;
             }
             Some(e) => {
@@ -274,6 +275,7 @@ fn apply_in(
                 let diff = write_messages(tx, e.row, &s.messages)?;
                 if diff.added + diff.changed + diff.removed > 0 || other_source.is_some() {
                     applied.sessions_updated += 1;
+                    write_session_document(tx, e.row)?;
                 }
                 applied.messages_added += diff.added;
                 applied.messages_changed += diff.changed;
@@ -395,6 +397,18 @@ struct MessageDiff {
     added: usize,
     changed: usize,
     removed: usize,
+}
+
+/// Rewrites the session-level full-text document of session `row`.
+fn write_session_document(tx: &Transaction<'_>, row: i64) -> rusqlite::Result<()> {
+    tx.execute("DELETE FROM sessions_fts WHERE rowid = ?1", [row])?;
+    tx.execute(
+        "INSERT INTO sessions_fts (rowid, text)
+         SELECT ?1, group_concat(text, char(10))
+         FROM (SELECT text FROM messages WHERE session = ?1 ORDER BY position)",
+        [row],
+    )?;
+    Ok(())
 }
 
 /// Brings the stored messages of session `row` in line with `messages`,

@@ -310,6 +310,17 @@ impl Store {
         })
     }
 
+    /// Every message's text, in storage order (for benchmarks and tools).
+    pub fn all_message_texts(&self) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn()
+            .prepare("SELECT text FROM messages ORDER BY id")
+            .map_err(|e| self.wrap(e))?;
+        let rows = stmt.query_map([], |r| r.get(0)).map_err(|e| self.wrap(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.wrap(e))
+    }
+
     /// Transcripts whose last parse failed.
     pub fn failed_sources(&self) -> Result<Vec<SourceRow>> {
         let mut stmt = self

@@ -131,6 +131,23 @@ CREATE TABLE embeddings (
     PRIMARY KEY (text_hash, model)
 ) WITHOUT ROWID;
 "#,
+    // 2: a session-level full-text index (one document per session, all its
+    //    messages), contentless so that text is not stored twice.
+    r#"
+CREATE VIRTUAL TABLE sessions_fts USING fts5(
+    text,
+    content = '',
+    contentless_delete = 1,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+INSERT INTO sessions_fts (rowid, text)
+    SELECT session, group_concat(text, char(10))
+    FROM (SELECT session, text FROM messages ORDER BY session, position)
+    GROUP BY session;
+CREATE TRIGGER sessions_ad AFTER DELETE ON sessions BEGIN
+    DELETE FROM sessions_fts WHERE rowid = old.id;
+END;
+"#,
 ];
 
 /// The schema version this deja writes.

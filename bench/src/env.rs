@@ -1,0 +1,154 @@
+//! A throwaway environment for one measurement: a temporary HOME whose
+//! config points at the installed model, and a way to run the real `deja`
+//! binary in it while measuring wall time and peak memory.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+/// Where the model and runtime are installed (by `scripts/fetch-model`).
+pub fn installed_model() -> Result<(PathBuf, PathBuf)> {
+    let data = std::env::var_os("DEJA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share/deja")))
+        .context("HOME is not set")?;
+    let model = data.join("models/all-MiniLM-L6-v2");
+    let runtime = data.join("runtime/libonnxruntime.so");
+    if !model.join("model.onnx").is_file() || !runtime.exists() {
+        bail!(
+            "the model is not installed under {}; run scripts/fetch-model first",
+            data.display()
+        );
+    }
+    Ok((model, runtime))
+}
+
+/// What one process run cost.
+#[derive(Debug, Clone, Copy)]
+pub struct Cost {
+    /// Wall time.
+    pub wall: Duration,
+    /// Peak resident set size, bytes.
+    pub peak_rss: u64,
+}
+
+/// A temporary HOME for deja.
+pub struct BenchEnv {
+    _dir: tempfile::TempDir,
+    /// HOME.
+    pub home: PathBuf,
+    /// The deja binary.
+    pub deja: PathBuf,
+    env: Vec<(String, OsString)>,
+}
+
+impl BenchEnv {
+    /// A fresh HOME configured with the installed model and `extra` TOML.
+    pub fn new(deja: &Path, extra: &str) -> Result<BenchEnv> {
+        Self::at(deja, extra, None)
+    }
+
+    /// Like [`BenchEnv::new`], in `home` when given (kept afterwards).
+    pub fn at(deja: &Path, extra: &str, home: Option<&Path>) -> Result<BenchEnv> {
+        let dir = tempfile::tempdir()?;
+        let home = match home {
+            Some(h) => h.to_path_buf(),
+            None => dir.path().join("home"),
+        };
+        std::fs::create_dir_all(home.join(".config/deja"))?;
+        let (model, runtime) = installed_model()?;
+        std::fs::write(
+            home.join(".config/deja/config.toml"),
+            format!(
+                "[embed]\nmodel_dir = {:?}\nruntime = {:?}\n{extra}",
+                model.display().to_string(),
+                runtime.display().to_string()
+            ),
+        )?;
+        Ok(BenchEnv {
+            _dir: dir,
+            home,
+            deja: deja.to_path_buf(),
+            env: Vec::new(),
+        })
+    }
+
+    /// Sets an environment variable for later runs.
+    pub fn set(&mut self, key: &str, value: impl Into<OsString>) {
+        self.env.push((key.to_string(), value.into()));
+    }
+
+    /// The index database.
+    pub fn database(&self) -> PathBuf {
+        self.home.join(".local/share/deja/index.sqlite")
+    }
+
+    /// The vector index.
+    pub fn vectors(&self) -> PathBuf {
+        self.home.join(".local/share/deja/vectors.usearch")
+    }
+
+    /// Runs deja with `args`, discarding its output, and measures it.
+    pub fn run(&self, args: &[&str]) -> Result<Cost> {
+        let mut cmd = Command::new(&self.deja);
+        cmd.env_clear()
+            .env("HOME", &self.home)
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("NO_COLOR", "1")
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        let started = Instant::now();
+        let child = cmd
+            .spawn()
+            .with_context(|| format!("cannot run {}", self.deja.display()))?;
+        let pid = child.id() as libc::pid_t;
+        let mut status = 0;
+        // SAFETY: zeroed rusage is a valid value to be filled by wait4.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: waiting for our own child; status and usage are valid pointers.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        let wall = started.elapsed();
+        if r < 0 {
+            bail!("wait4 failed: {}", std::io::Error::last_os_error());
+        }
+        let code = if libc::WIFEXITED(status) {
+            libc::WEXITSTATUS(status)
+        } else {
+            -1
+        };
+        if code != 0 && code != 1 {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr {
+                use std::io::Read;
+                let _ = e.read_to_string(&mut err);
+            }
+            bail!("deja {} failed with status {code}: {err}", args.join(" "));
+        }
+        Ok(Cost {
+            wall,
+            peak_rss: usage.ru_maxrss as u64 * 1024,
+        })
+    }
+}
+
+/// Median and 95th percentile of durations, in milliseconds.
+pub fn percentiles(mut v: Vec<f64>) -> (f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0);
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), at(0.95))
+}
+
+/// Megabytes, for reports.
+pub fn mb(bytes: u64) -> f64 {
+    bytes as f64 / 1_048_576.0
+}

@@ -1,0 +1,298 @@
+//! deja's benchmark: index throughput against the embedder alone, re-index
+//! cost, cold and warm recall latency, peak memory, and retrieval quality on
+//! LoCoMo. `deja-bench all` runs everything and writes a Markdown report;
+//! `--smoke` runs tiny sizes so CI keeps it compiling and working.
+
+mod demo;
+mod env;
+mod generate;
+mod quality;
+mod report;
+mod throughput;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use deja_config::Mode;
+use deja_core::recall::fuse::Fusion;
+use deja_core::recall::Tuning;
+
+#[derive(Debug, Parser)]
+#[command(name = "deja-bench", about)]
+struct Cli {
+    /// The deja binary to measure (default: the release build beside this one).
+    #[arg(long, global = true)]
+    deja: Option<PathBuf>,
+    /// The shared folder holding bench/ (LoCoMo).
+    #[arg(long, global = true)]
+    shared: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Everything, as a Markdown report on stdout.
+    All {
+        /// Corpus sizes in messages.
+        #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
+        sizes: Vec<usize>,
+        /// Cold recall processes per size.
+        #[arg(long, default_value_t = 20)]
+        cold_runs: usize,
+        /// Tiny sizes and a LoCoMo subset, for CI: checks that it runs, not the targets.
+        #[arg(long)]
+        smoke: bool,
+    },
+    /// Throughput, re-index, latency and memory at one size.
+    Throughput {
+        /// Messages to generate.
+        #[arg(long, default_value_t = 1000)]
+        messages: usize,
+        /// Cold recall processes.
+        #[arg(long, default_value_t = 20)]
+        cold_runs: usize,
+    },
+    /// Sweeps ranking weights on LoCoMo (signals gathered once), printing the best.
+    Grid {
+        /// Fusion semantic weights (lexical is 1).
+        #[arg(long, value_delimiter = ',', default_value = "0.5,0.7,1")]
+        semantic: Vec<f64>,
+        /// Session-level lexical weights.
+        #[arg(long, value_delimiter = ',', default_value = "0.5,0.7,1,1.5")]
+        session_lexical: Vec<f64>,
+        /// Session-level semantic weights.
+        #[arg(long, value_delimiter = ',', default_value = "0,0.5,1,2")]
+        session_semantic: Vec<f64>,
+        /// Session top-k for the semantic score.
+        #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
+        session_top: Vec<usize>,
+        /// Date weights.
+        #[arg(long, value_delimiter = ',', default_value = "0,0.5,1,1.5")]
+        date_weight: Vec<f64>,
+        /// Phrase weights.
+        #[arg(long, value_delimiter = ',', default_value = "0")]
+        phrase_weight: Vec<f64>,
+        /// Lexical powers.
+        #[arg(long, value_delimiter = ',', default_value = "1")]
+        lexical_power: Vec<f64>,
+        /// Kept, converted, indexed benchmark.
+        #[arg(long)]
+        home: Option<PathBuf>,
+        /// Extra TOML for the indexing config.
+        #[arg(long, default_value = "")]
+        config: String,
+    },
+    /// Retrieval quality on LoCoMo.
+    Quality {
+        /// Fusion: `z:LEX:SEM` (weighted z-scores) or `rrf:K`.
+        #[arg(long, default_value = "default")]
+        fusion: String,
+        /// Messages per session counted as its evidence.
+        #[arg(long)]
+        session_top: Option<usize>,
+        /// Candidates per ranker.
+        #[arg(long)]
+        depth: Option<usize>,
+        /// Weight of session-level lexical scores.
+        #[arg(long)]
+        session_lexical: Option<f64>,
+        /// Weight of session-level semantic scores.
+        #[arg(long)]
+        session_semantic: Option<f64>,
+        /// Weight of dates named in the query.
+        #[arg(long)]
+        date_weight: Option<f64>,
+        /// Modes to evaluate.
+        #[arg(long, value_delimiter = ',', default_value = "lexical,semantic,hybrid")]
+        modes: Vec<String>,
+        /// Extra TOML for the indexing config.
+        #[arg(long, default_value = "")]
+        config: String,
+        /// Keep the converted, indexed benchmark in this folder and reuse it.
+        #[arg(long)]
+        home: Option<PathBuf>,
+    },
+}
+
+fn parse_fusion(s: &str) -> Result<Fusion> {
+    let parts: Vec<&str> = s.split(':').collect();
+    Ok(match parts.as_slice() {
+        ["default"] => Tuning::default().fusion,
+        ["z", l, w] => Fusion::ZScore {
+            lexical: l.parse()?,
+            semantic: w.parse()?,
+        },
+        ["rrf", k] => Fusion::Rrf { k: k.parse()? },
+        ["w", l, w] => Fusion::Weighted {
+            lexical: l.parse()?,
+            semantic: w.parse()?,
+        },
+        _ => anyhow::bail!("bad --fusion `{s}`: use z:LEX:SEM or rrf:K"),
+    })
+}
+
+fn deja_path(cli: &Cli) -> PathBuf {
+    cli.deja.clone().unwrap_or_else(|| {
+        std::env::current_exe()
+            .ok()
+            .and_then(|p| p.parent().map(|d| d.join("deja")))
+            .unwrap_or_else(|| PathBuf::from("deja"))
+    })
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let deja = deja_path(&cli);
+    let shared = cli.shared.clone().unwrap_or_else(quality::default_shared);
+    match &cli.command {
+        Cmd::All {
+            sizes,
+            cold_runs,
+            smoke,
+        } => report::all(&deja, &shared, sizes, *cold_runs, *smoke)?,
+        Cmd::Throughput {
+            messages,
+            cold_runs,
+        } => {
+            let t = throughput::run(&deja, *messages, *cold_runs)?;
+            print!("{}", report::throughput_table(&[t]));
+        }
+        Cmd::Grid {
+            semantic,
+            session_lexical,
+            session_semantic,
+            session_top,
+            date_weight,
+            phrase_weight,
+            lexical_power,
+            home,
+            config,
+        } => {
+            let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+            let demo_set = demo::prepare(&deja, &repo)?;
+            let locomo = quality::prepare(&deja, &shared, config, home.as_deref())?;
+            let gathered = quality::gather_all(&locomo)?;
+            let store = deja_core::store::Store::open_read(&locomo.env.database())?;
+            let natives = quality::native_ids(&store)?;
+            let mut results = Vec::new();
+            for &ws in semantic {
+                for &sl in session_lexical {
+                    for &ss in session_semantic {
+                        for &top in session_top {
+                            for &dw in date_weight {
+                                for &pw in phrase_weight {
+                                    for &lp in lexical_power {
+                                        let tuning = Tuning {
+                                            lexical_power: lp,
+                                            phrase_weight: pw,
+                                            fusion: Fusion::Weighted {
+                                                lexical: 1.0,
+                                                semantic: ws,
+                                            },
+                                            session_lexical: sl,
+                                            session_semantic: ss,
+                                            session_top: top,
+                                            date_weight: dw,
+                                            ..Tuning::default()
+                                        };
+                                        let m = quality::score_tuning(
+                                            &locomo,
+                                            &store,
+                                            &gathered,
+                                            &tuning,
+                                            Mode::Hybrid,
+                                            &natives,
+                                        );
+                                        let (ok, total, _) = demo_set.passed(&tuning);
+                                        results.push((m.rates(), tuning, ok, total));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            results.sort_by(|a, b| {
+                (b.2, b.0 .0 + b.0 .1)
+                    .partial_cmp(&(a.2, a.0 .0 + a.0 .1))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+            for ((h1, h5, mrr, _), t, ok, total) in results.iter().take(25) {
+                println!("demo {ok}/{total} hit@1 {h1:.3} hit@5 {h5:.3} MRR {mrr:.3}  {t:?}");
+            }
+            if let Some((_, t, _, _)) = results.first() {
+                for f in demo_set.passed(t).2 {
+                    println!("  demo miss: {f}");
+                }
+            }
+        }
+        Cmd::Quality {
+            fusion,
+            session_top,
+            depth,
+            config,
+            home,
+            session_lexical,
+            session_semantic,
+            date_weight,
+            modes,
+        } => {
+            let mut tuning = Tuning {
+                fusion: parse_fusion(fusion)?,
+                ..Tuning::default()
+            };
+            if let Some(t) = session_top {
+                tuning.session_top = *t;
+            }
+            if let Some(d) = depth {
+                tuning.depth = *d;
+            }
+            if let Some(w) = session_lexical {
+                tuning.session_lexical = *w;
+            }
+            if let Some(w) = session_semantic {
+                tuning.session_semantic = *w;
+            }
+            if let Some(w) = date_weight {
+                tuning.date_weight = *w;
+            }
+            let locomo = quality::prepare(&deja, &shared, config, home.as_deref())?;
+            eprintln!(
+                "indexed LoCoMo in {:.1} s (peak {:.0} MB)",
+                locomo.index_cost.wall.as_secs_f64(),
+                env::mb(locomo.index_cost.peak_rss)
+            );
+            let modes: Vec<Mode> = modes
+                .iter()
+                .map(|m| match m.as_str() {
+                    "lexical" => Ok(Mode::Lexical),
+                    "semantic" => Ok(Mode::Semantic),
+                    "hybrid" => Ok(Mode::Hybrid),
+                    other => Err(anyhow::anyhow!("unknown mode `{other}`")),
+                })
+                .collect::<Result<_>>()?;
+            let r = quality::evaluate(&locomo, &tuning, &modes)?;
+            println!("tuning: {tuning:?}");
+            for (mode, m) in &r.by_mode {
+                let (h1, h5, mrr, t5) = m.rates();
+                println!(
+                    "{mode:<9} n={} hit@1 {h1:.3} hit@5 {h5:.3} MRR@10 {mrr:.3} turn@5 {t5:.3}",
+                    m.n
+                );
+            }
+            for ((mode, cat), m) in &r.by_category {
+                let (h1, h5, mrr, t5) = m.rates();
+                println!(
+                    "  {mode:<9} {:<12} n={:<4} hit@1 {h1:.3} hit@5 {h5:.3} MRR@10 {mrr:.3} turn@5 {t5:.3}",
+                    quality::category_name(*cat),
+                    m.n
+                );
+            }
+            let (p50, p95) = env::percentiles(r.hybrid_latencies_ms.clone());
+            println!("hybrid in-process latency p50 {p50:.1} ms p95 {p95:.1} ms");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,348 @@
+//! Retrieval quality on LoCoMo: the shared benchmark is converted into Gemini
+//! CLI recordings by its own script, indexed by the real `deja index`, and
+//! every question is asked in-process through deja's recall, restricted to
+//! its conversation's project, in each mode. Reports session-level hit@1,
+//! hit@5 and MRR@10, and evidence-turn hit@5, overall and by category.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use deja_config::Mode;
+use deja_core::embed::{Embedder, Known, Settings};
+use deja_core::recall::semantic::Vectors;
+use deja_core::recall::{self, Candidates, Tuning};
+use deja_core::store::query::SessionFilter;
+use deja_core::store::Store;
+use deja_core::vectors::{self, VectorIndex};
+use serde::Deserialize;
+
+use crate::env::{installed_model, BenchEnv, Cost};
+
+/// One LoCoMo question as the conversion script writes it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Question {
+    /// Project slug of its conversation.
+    pub project: String,
+    /// The question.
+    pub question: String,
+    /// LoCoMo's category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial).
+    pub category: Option<u8>,
+    /// Dialog ids that hold the answer.
+    pub evidence: Vec<String>,
+    /// Native session ids that hold the answer.
+    pub sessions: Vec<String>,
+}
+
+/// Name of a LoCoMo category.
+pub fn category_name(c: u8) -> &'static str {
+    match c {
+        1 => "multi-hop",
+        2 => "temporal",
+        3 => "open-domain",
+        4 => "single-hop",
+        5 => "adversarial",
+        _ => "other",
+    }
+}
+
+/// Accumulated metrics.
+#[derive(Debug, Clone, Default)]
+pub struct Metrics {
+    /// Questions.
+    pub n: usize,
+    /// Session hit at rank 1.
+    pub hit1: usize,
+    /// Session hit within rank 5.
+    pub hit5: usize,
+    /// Sum of reciprocal ranks of the first evidence session within 10.
+    pub mrr10: f64,
+    /// An evidence turn within the first 5 hits.
+    pub turn5: usize,
+}
+
+impl Metrics {
+    fn add(&mut self, sessions: &[String], turns: &[String], q: &Question) {
+        self.n += 1;
+        let rank = sessions.iter().position(|s| q.sessions.contains(s));
+        if rank == Some(0) {
+            self.hit1 += 1;
+        }
+        if rank.is_some_and(|r| r < 5) {
+            self.hit5 += 1;
+        }
+        if let Some(r) = rank.filter(|r| *r < 10) {
+            self.mrr10 += 1.0 / (r as f64 + 1.0);
+        }
+        if turns.iter().take(5).any(|t| q.evidence.contains(t)) {
+            self.turn5 += 1;
+        }
+    }
+
+    /// (hit@1, hit@5, MRR@10, turn hit@5).
+    pub fn rates(&self) -> (f64, f64, f64, f64) {
+        let n = self.n.max(1) as f64;
+        (
+            self.hit1 as f64 / n,
+            self.hit5 as f64 / n,
+            self.mrr10 / n,
+            self.turn5 as f64 / n,
+        )
+    }
+}
+
+/// The results of one quality run.
+#[derive(Debug, Clone, Default)]
+pub struct QualityReport {
+    /// Metrics by mode name.
+    pub by_mode: BTreeMap<&'static str, Metrics>,
+    /// Metrics by (mode, category).
+    pub by_category: BTreeMap<(&'static str, u8), Metrics>,
+    /// Cost of indexing the converted benchmark.
+    pub index_cost: Option<Cost>,
+    /// Messages indexed.
+    pub messages: i64,
+    /// In-process query latencies (ms) in hybrid mode, embedding included.
+    pub hybrid_latencies_ms: Vec<f64>,
+}
+
+/// A LoCoMo store, converted and indexed.
+pub struct Locomo {
+    /// The environment holding the store.
+    pub env: BenchEnv,
+    /// The questions.
+    pub questions: Vec<Question>,
+    /// What indexing cost.
+    pub index_cost: Cost,
+}
+
+/// Converts and indexes LoCoMo into a fresh environment, or into `home`
+/// (where an earlier run's conversion is reused).
+pub fn prepare(
+    deja: &Path,
+    shared: &Path,
+    extra_config: &str,
+    home: Option<&Path>,
+) -> Result<Locomo> {
+    let mut env = BenchEnv::at(deja, extra_config, home)?;
+    if !env.home.join("questions.jsonl").exists() {
+        let script = shared.join("bench/locomo_to_gemini.py");
+        let status = std::process::Command::new("python3")
+            .arg(&script)
+            .arg(shared.join("bench/locomo10.json"))
+            .arg(&env.home)
+            .status()
+            .with_context(|| format!("cannot run {}", script.display()))?;
+        anyhow::ensure!(status.success(), "{} failed", script.display());
+    }
+    env.set("DEJA_GEMINI_ROOT", env.home.join(".gemini"));
+    let index_cost = env.run(&["index"])?;
+    let questions = std::fs::read_to_string(env.home.join("questions.jsonl"))?
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(serde_json::from_str)
+        .collect::<std::result::Result<Vec<Question>, _>>()?;
+    Ok(Locomo {
+        env,
+        questions,
+        index_cost,
+    })
+}
+
+/// What recall needs in-process.
+pub struct Engine {
+    /// The store.
+    pub store: Store,
+    /// The model.
+    pub embedder: Embedder,
+    /// Vectors.
+    pub vectors: Vectors,
+}
+
+/// Opens a store with its model and vectors, as `deja recall` does.
+pub fn engine(database: &Path, vector_path: &Path) -> Result<Engine> {
+    let store = Store::open_read(database)?;
+    let (model_dir, runtime) = installed_model()?;
+    let settings = Settings {
+        model_dir,
+        runtime_candidates: vec![runtime],
+        max_tokens: 256,
+        overlap_tokens: 32,
+        context_tokens: std::env::var("DEJA_BENCH_CONTEXT")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(48),
+        batch_size: 32,
+        threads: 0,
+        enabled: true,
+    };
+    let embedder = Embedder::load(&settings, Known::from_store(&store).as_ref())?;
+    let model = store
+        .meta("embed_model")?
+        .context("the store has no embeddings")?;
+    let vectors = Vectors {
+        index: VectorIndex::open(vector_path, embedder.dims(), true),
+        unsynced: vectors::unsynced(&store, &model)?,
+    };
+    Ok(Engine {
+        store,
+        embedder,
+        vectors,
+    })
+}
+
+/// Every question's signals, gathered once in hybrid mode, for sweeping
+/// tunings without touching the store again.
+pub fn gather_all(locomo: &Locomo) -> Result<Vec<(usize, recall::Signals)>> {
+    let mut e = engine(&locomo.env.database(), &locomo.env.vectors())?;
+    let mut out = Vec::new();
+    for (i, q) in locomo.questions.iter().enumerate() {
+        let qv = e.embedder.embed_query(&q.question)?;
+        let candidates = Candidates {
+            filter: SessionFilter {
+                project: Some(q.project.clone()),
+                ..Default::default()
+            },
+            role: None,
+        };
+        let s = recall::gather(
+            &e.store,
+            &q.question,
+            Mode::Hybrid,
+            &candidates,
+            Some((&e.vectors, qv.as_slice())),
+            100,
+        )?;
+        out.push((i, s));
+    }
+    Ok(out)
+}
+
+/// Session-level metrics of one tuning over gathered signals, for `mode`.
+pub fn score_tuning(
+    locomo: &Locomo,
+    store: &Store,
+    gathered: &[(usize, recall::Signals)],
+    tuning: &Tuning,
+    mode: Mode,
+    natives: &std::collections::HashMap<i64, String>,
+) -> Metrics {
+    let _ = store;
+    let mut m = Metrics::default();
+    for (i, s) in gathered {
+        let q = &locomo.questions[*i];
+        let mut s = s.clone();
+        s.mode = mode;
+        let ranked = recall::rank(&s, tuning);
+        let mut sessions: Vec<String> = Vec::new();
+        for (id, _) in ranked.iter().take(200) {
+            if let Some(n) = s.session_of.get(id).and_then(|x| natives.get(x)) {
+                if !sessions.contains(n) {
+                    sessions.push(n.clone());
+                }
+            }
+            if sessions.len() >= 10 {
+                break;
+            }
+        }
+        m.add(&sessions, &[], q);
+    }
+    m
+}
+
+/// Session row → native session id, for scoring without hydrating hits.
+pub fn native_ids(store: &Store) -> Result<std::collections::HashMap<i64, String>> {
+    Ok(store
+        .sessions(&SessionFilter::default(), None)?
+        .into_iter()
+        .map(|r| (r.row, r.native_id))
+        .collect())
+}
+
+/// Asks every question in every mode.
+pub fn evaluate(locomo: &Locomo, tuning: &Tuning, modes: &[Mode]) -> Result<QualityReport> {
+    let mut e = engine(&locomo.env.database(), &locomo.env.vectors())?;
+    let mut report = QualityReport {
+        index_cost: Some(locomo.index_cost),
+        messages: e.store.counts()?.messages,
+        ..Default::default()
+    };
+    for q in &locomo.questions {
+        let started = Instant::now();
+        let qv = e.embedder.embed_query(&q.question)?;
+        let embed_time = started.elapsed();
+        let candidates = Candidates {
+            filter: SessionFilter {
+                project: Some(q.project.clone()),
+                ..Default::default()
+            },
+            role: None,
+        };
+        for &mode in modes {
+            let searched = Instant::now();
+            let hits = recall::search_with(
+                &e.store,
+                &q.question,
+                mode,
+                &candidates,
+                Some((&e.vectors, qv.as_slice())),
+                50,
+                tuning,
+            )?;
+            if mode == Mode::Hybrid {
+                report
+                    .hybrid_latencies_ms
+                    .push((embed_time + searched.elapsed()).as_secs_f64() * 1000.0);
+            }
+            let mut sessions: Vec<String> = Vec::new();
+            for h in &hits {
+                if !sessions.contains(&h.native_session_id) {
+                    sessions.push(h.native_session_id.clone());
+                }
+            }
+            let turns: Vec<String> = hits.iter().map(|h| h.message_id.clone()).collect();
+            let name = mode.as_str();
+            if mode == Mode::Hybrid && std::env::var_os("DEJA_BENCH_FAILURES").is_some() {
+                let first = sessions.first().cloned().unwrap_or_default();
+                if !q.sessions.contains(&first) {
+                    eprintln!(
+                        "MISS [{}] {}",
+                        category_name(q.category.unwrap_or(0)),
+                        q.question
+                    );
+                    eprintln!("   evidence {:?}", q.evidence);
+                    for h in hits.iter().take(3) {
+                        let ok = if q.sessions.contains(&h.native_session_id) {
+                            "*"
+                        } else {
+                            " "
+                        };
+                        eprintln!(
+                            "   {ok} {:.3} {} {}",
+                            h.score,
+                            h.message_id,
+                            h.text.chars().take(150).collect::<String>()
+                        );
+                    }
+                }
+            }
+            report
+                .by_mode
+                .entry(name)
+                .or_default()
+                .add(&sessions, &turns, q);
+            report
+                .by_category
+                .entry((name, q.category.unwrap_or(0)))
+                .or_default()
+                .add(&sessions, &turns, q);
+        }
+    }
+    Ok(report)
+}
+
+/// The default location of the shared folder, beside the checkout.
+pub fn default_shared() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared")
+}

@@ -1,0 +1,203 @@
+//! The Markdown report of `deja-bench all`: the machine, the date, the
+//! commands, and one table per measurement with the targets beside the figures.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::Result;
+use deja_config::Mode;
+use deja_core::recall::Tuning;
+
+use crate::env::{mb, percentiles};
+use crate::quality::{self, category_name, QualityReport};
+use crate::throughput::{self, Throughput};
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .next()
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map(|kb| format!("{:.0} GiB", kb as f64 / 1_048_576.0))
+        .unwrap_or_default();
+    format!("{cpu}, {cores} cores, {mem} RAM, {}", std::env::consts::OS)
+}
+
+fn ok(pass: bool) -> &'static str {
+    if pass {
+        "met"
+    } else {
+        "**not met**"
+    }
+}
+
+/// The throughput, re-index, latency and memory tables.
+pub fn throughput_table(rows: &[Throughput]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "| messages | units | index s | msg/s | embedder alone msg/s | ratio (≥ 0.85) | index peak RSS MB | re-index ms | re-index / index (< 2%) | append one session ms | store on disk MB |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+    for t in rows {
+        let ratio = t.rate() / t.embed_rate();
+        let re = t.reindex.wall.as_secs_f64() / t.index.wall.as_secs_f64();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.1} | {:.0} | {:.0} | {:.2} ({}) | {:.0} | {:.0} | {:.2}% ({}) | {:.0} | {:.1} |",
+            t.stored,
+            t.units,
+            t.index.wall.as_secs_f64(),
+            t.rate(),
+            t.embed_rate(),
+            ratio,
+            ok(ratio >= 0.85),
+            mb(t.index.peak_rss),
+            t.reindex.wall.as_secs_f64() * 1000.0,
+            re * 100.0,
+            ok(re < 0.02),
+            t.append.wall.as_secs_f64() * 1000.0,
+            mb(t.disk),
+        );
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(s, "| messages | cold `deja recall` p50 ms | p95 ms | recall peak RSS MB | in-process hybrid p50 ms | p95 ms |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    for t in rows {
+        let _ = writeln!(
+            s,
+            "| {} | {:.0} | {:.0} | {:.0} | {:.1} | {:.1} |",
+            t.stored,
+            t.cold.0,
+            t.cold.1,
+            mb(t.cold.2),
+            t.warm.0,
+            t.warm.1
+        );
+    }
+    s
+}
+
+/// The LoCoMo tables.
+pub fn quality_tables(r: &QualityReport, cold: Option<(f64, f64, u64)>) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "| mode | questions | session hit@1 | hit@5 | MRR@10 | evidence turn hit@5 |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    for (mode, m) in &r.by_mode {
+        let (h1, h5, mrr, t5) = m.rates();
+        let _ = writeln!(
+            s,
+            "| {mode} | {} | {h1:.3} | {h5:.3} | {mrr:.3} | {t5:.3} |",
+            m.n
+        );
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "| mode | category | questions | hit@1 | hit@5 | MRR@10 | turn hit@5 |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+    for ((mode, cat), m) in &r.by_category {
+        let (h1, h5, mrr, t5) = m.rates();
+        let _ = writeln!(
+            s,
+            "| {mode} | {} ({cat}) | {} | {h1:.3} | {h5:.3} | {mrr:.3} | {t5:.3} |",
+            category_name(*cat),
+            m.n
+        );
+    }
+    let _ = writeln!(s);
+    if let Some(c) = &r.index_cost {
+        let _ = writeln!(
+            s,
+            "Indexing the converted LoCoMo ({} messages) took {:.1} s, peak RSS {:.0} MB.",
+            r.messages,
+            c.wall.as_secs_f64(),
+            mb(c.peak_rss)
+        );
+    }
+    let (p50, p95) = percentiles(r.hybrid_latencies_ms.clone());
+    let _ = writeln!(s, "In-process hybrid recall on it (query embedding included): p50 {p50:.1} ms, p95 {p95:.1} ms.");
+    if let Some((c50, c95, rss)) = cold {
+        let _ = writeln!(
+            s,
+            "Cold `deja recall --project <conversation>` processes: p50 {c50:.0} ms, p95 {c95:.0} ms, peak RSS {:.0} MB.",
+            mb(rss)
+        );
+    }
+    s
+}
+
+/// Runs everything and prints the report.
+pub fn all(
+    deja: &Path,
+    shared: &Path,
+    sizes: &[usize],
+    cold_runs: usize,
+    smoke: bool,
+) -> Result<()> {
+    let sizes: Vec<usize> = if smoke { vec![200] } else { sizes.to_vec() };
+    let cold_runs = if smoke { 3 } else { cold_runs };
+    let mut out = String::new();
+    let _ = writeln!(out, "Machine: {}  ", machine());
+    let _ = writeln!(
+        out,
+        "Date: {}  ",
+        chrono::Utc::now().format("%Y-%m-%d %H:%M UTC")
+    );
+    let _ = writeln!(out, "deja: {}\n", deja.display());
+    let mut rows = Vec::new();
+    for &n in &sizes {
+        eprintln!("deja-bench: throughput at {n} messages");
+        rows.push(throughput::run(deja, n, cold_runs)?);
+    }
+    let _ = writeln!(
+        out,
+        "### Index, re-index, latency and memory (generated corpus)\n"
+    );
+    out.push_str(&throughput_table(&rows));
+
+    eprintln!("deja-bench: LoCoMo");
+    let mut locomo = quality::prepare(deja, shared, "", None)?;
+    if smoke {
+        locomo.questions.truncate(20);
+    }
+    let report = quality::evaluate(
+        &locomo,
+        &Tuning::default(),
+        &[Mode::Lexical, Mode::Semantic, Mode::Hybrid],
+    )?;
+    let mut cold = Vec::new();
+    let mut rss = 0;
+    for q in locomo.questions.iter().take(cold_runs.max(1)) {
+        let c = locomo
+            .env
+            .run(&["recall", &q.question, "--project", &q.project, "-n", "10"])?;
+        cold.push(c.wall.as_secs_f64() * 1000.0);
+        rss = rss.max(c.peak_rss);
+    }
+    let (c50, c95) = percentiles(cold);
+    let _ = writeln!(
+        out,
+        "\n### Retrieval quality (LoCoMo, {} questions)\n",
+        locomo.questions.len()
+    );
+    out.push_str(&quality_tables(&report, Some((c50, c95, rss))));
+    print!("{out}");
+    Ok(())
+}

@@ -1,0 +1,134 @@
+//! Throughput, re-index, latency and memory on a generated corpus: the real
+//! `deja index` end to end against the embedder alone on the same texts, a
+//! second run with nothing changed, a run after appending one session, cold
+//! `deja recall` processes, and in-process recall latency.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use deja_config::Mode;
+use deja_core::recall::{self, Candidates};
+
+use crate::env::{percentiles, BenchEnv, Cost};
+use crate::generate;
+use crate::quality::engine;
+
+/// Queries for latency runs.
+pub const QUERIES: &[&str] = &[
+    "the tenant predicate is missing from the invoice query",
+    "flaky test because of a timeout",
+    "docker image build stage",
+    "terraform state lock",
+    "dashboard chart renders too often",
+    "pagination cursor offset bug",
+    "auth token expires before retry",
+    "database migration adds a column",
+    "worker queue batch job schedule",
+    "config loads from environment and fails",
+];
+
+/// Results at one corpus size.
+#[derive(Debug, Clone)]
+pub struct Throughput {
+    /// Messages in the store after indexing.
+    pub stored: i64,
+    /// Embedding units (windows) created.
+    pub units: i64,
+    /// First index.
+    pub index: Cost,
+    /// The embedder alone on the same messages' windows.
+    pub embed_alone: Duration,
+    /// Second index, nothing changed.
+    pub reindex: Cost,
+    /// Index after appending one session.
+    pub append: Cost,
+    /// Cold recall processes: (p50 ms, p95 ms, peak RSS bytes).
+    pub cold: (f64, f64, u64),
+    /// In-process hybrid recall: (p50 ms, p95 ms).
+    pub warm: (f64, f64),
+    /// Store size on disk (database + vectors), bytes.
+    pub disk: u64,
+}
+
+impl Throughput {
+    /// End-to-end messages per second.
+    pub fn rate(&self) -> f64 {
+        self.stored as f64 / self.index.wall.as_secs_f64()
+    }
+
+    /// Embedder-alone messages per second.
+    pub fn embed_rate(&self) -> f64 {
+        self.stored as f64 / self.embed_alone.as_secs_f64()
+    }
+}
+
+/// Runs every measurement at one size.
+pub fn run(deja: &Path, messages: usize, cold_runs: usize) -> Result<Throughput> {
+    let mut env = BenchEnv::new(deja, "")?;
+    generate::corpus(&env.home, messages, 42 + messages as u64)?;
+    env.set("GEMINI_CLI_HOME", env.home.clone());
+    let index = env.run(&["index"])?;
+
+    let mut e = engine(&env.database(), &env.vectors())?;
+    let counts = e.store.counts()?;
+    // The embedder alone, on the same windows, batched the same way.
+    let texts = e.store.all_message_texts()?;
+    let mut windows: Vec<String> = texts.iter().flat_map(|t| e.embedder.windows(t)).collect();
+    windows.sort_by_key(|w| w.len());
+    let started = Instant::now();
+    for batch in windows.chunks(512) {
+        e.embedder.embed(batch)?;
+    }
+    let embed_alone = started.elapsed();
+
+    let reindex = env.run(&["index"])?;
+    generate::append_session(&env.home, 7)?;
+    let append = env.run(&["index"])?;
+
+    let mut cold = Vec::new();
+    let mut cold_rss = 0;
+    for i in 0..cold_runs {
+        let q = QUERIES[i % QUERIES.len()];
+        let c = env.run(&["recall", q, "-n", "10"])?;
+        cold.push(c.wall.as_secs_f64() * 1000.0);
+        cold_rss = cold_rss.max(c.peak_rss);
+    }
+    let (c50, c95) = percentiles(cold);
+
+    let mut warm = Vec::new();
+    for round in 0..3 {
+        for q in QUERIES {
+            let started = Instant::now();
+            let qv = e.embedder.embed_query(q)?;
+            recall::search(
+                &e.store,
+                q,
+                Mode::Hybrid,
+                &Candidates::default(),
+                Some((&e.vectors, qv.as_slice())),
+                10,
+            )?;
+            if round > 0 {
+                warm.push(started.elapsed().as_secs_f64() * 1000.0);
+            }
+        }
+    }
+    let disk = std::fs::metadata(env.database())
+        .map(|m| m.len())
+        .unwrap_or(0)
+        + std::fs::metadata(env.vectors())
+            .map(|m| m.len())
+            .unwrap_or(0);
+    Ok(Throughput {
+        stored: counts.messages,
+        units: counts.chunks,
+        index,
+        embed_alone,
+        reindex,
+        append,
+        cold: (c50, c95, cold_rss),
+        warm: percentiles(warm),
+        disk,
+    })
+}

@@ -45,6 +45,14 @@ enum Cmd {
         #[arg(long)]
         smoke: bool,
     },
+    /// Writes a generated corpus of transcripts into HOME (for manual runs).
+    Generate {
+        /// Messages to generate.
+        #[arg(long, default_value_t = 1000)]
+        messages: usize,
+        /// The HOME to write into.
+        home: PathBuf,
+    },
     /// Throughput, re-index, latency and memory at one size.
     Throughput {
         /// Messages to generate.
@@ -152,6 +160,16 @@ fn main() -> Result<()> {
             cold_runs,
             smoke,
         } => report::all(&deja, &shared, sizes, *cold_runs, *smoke)?,
+        Cmd::Generate { messages, home } => {
+            let g = generate::corpus(home, *messages, 42 + *messages as u64)?;
+            eprintln!(
+                "wrote {} messages in {} sessions, {} files under {}",
+                g.messages,
+                g.sessions,
+                g.files,
+                home.display()
+            );
+        }
         Cmd::Throughput {
             messages,
             cold_runs,

@@ -173,9 +173,11 @@ pub fn engine(database: &Path, vector_path: &Path) -> Result<Engine> {
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(48),
-        batch_size: 32,
+        batch_size: 64,
+        batch_tokens: 1024,
         threads: 0,
         enabled: true,
+        cache_dir: None,
     };
     let embedder = Embedder::load(&settings, Known::from_store(&store).as_ref())?;
     let model = store

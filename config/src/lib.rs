@@ -111,8 +111,10 @@ pub struct Embed {
     pub overlap_tokens: usize,
     /// Tokens of neighbouring messages embedded with each message.
     pub context_tokens: usize,
-    /// Texts per model call.
+    /// Most texts per model call.
     pub batch_size: usize,
+    /// Most padded tokens per model call.
+    pub batch_tokens: usize,
     /// ONNX Runtime threads; 0 means one per core.
     pub threads: usize,
 }
@@ -309,6 +311,9 @@ fn validate(c: &Config) -> Result<(), String> {
     }
     if c.embed.batch_size == 0 {
         return Err("`embed.batch_size` must be at least 1".into());
+    }
+    if c.embed.batch_tokens < c.embed.max_tokens {
+        return Err("`embed.batch_tokens` must be at least `embed.max_tokens`".into());
     }
     if c.recall.limit == 0 {
         return Err("`recall.limit` must be at least 1".into());

@@ -64,3 +64,20 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         Command::Aider { args } => commands::aider::run(&app, &args),
     }
 }
+
+/// Ends the process with `code` once stdout and stderr are flushed, without
+/// running the destructors of loaded libraries: ONNX Runtime's take tens of
+/// milliseconds, and a cold `deja recall` has no time to spare. Everything
+/// deja writes is committed (SQLite) or renamed into place before this point.
+pub fn exit(code: i32) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    #[cfg(unix)]
+    // SAFETY: _exit ends the process immediately; buffers were flushed above.
+    unsafe {
+        libc::_exit(code)
+    }
+    #[cfg(not(unix))]
+    std::process::exit(code)
+}

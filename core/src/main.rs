@@ -11,6 +11,7 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    deja_core::output::trace("start");
     let cli = deja_core::cli::Cli::parse();
     let code = match deja_core::run(cli) {
         Ok(status) => status.code(),
@@ -19,5 +20,6 @@ fn main() {
             2
         }
     };
-    std::process::exit(code);
+    deja_core::output::trace("done");
+    deja_core::exit(code);
 }

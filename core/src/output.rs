@@ -136,6 +136,19 @@ pub fn one_line(text: &str, max: usize) -> String {
     }
 }
 
+/// With `DEJA_TRACE` set, prints how long the process has run at `what`
+/// (for finding where start-up time goes).
+pub fn trace(what: &str) {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let start = START.get_or_init(std::time::Instant::now);
+    if std::env::var_os("DEJA_TRACE").is_some() {
+        eprintln!(
+            "trace: {:>7.1} ms  {what}",
+            start.elapsed().as_secs_f64() * 1000.0
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,7 @@ mod commands;
 mod common;
 mod corpus;
 mod demo;
+mod embedding;
 mod golden;
 mod hardening;
 mod index;

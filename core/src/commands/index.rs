@@ -75,6 +75,7 @@ fn embed(app: &App, store: &mut Store) -> Result<std::result::Result<Option<Pass
         && crate::vectors::in_sync(store, &app.paths.vectors())?
     {
         // Nothing to embed: do not spend time loading the model.
+        let _ = crate::embed::query::prepare(&settings);
         return Ok(Ok(Some(PassReport::default())));
     }
     let mut embedder = match Embedder::load(&settings, known.as_ref()) {
@@ -89,6 +90,9 @@ fn embed(app: &App, store: &mut Store) -> Result<std::result::Result<Option<Pass
     let mut bar = Bar::new();
     let report = pass::run(store, &mut embedder, &app.paths.vectors(), &mut bar)?;
     bar.bar.finish_and_clear();
+    // Derive the fast-loading copy of the model for recall now, not at the
+    // first query.
+    let _ = crate::embed::query::prepare(&settings);
     Ok(Ok(Some(report)))
 }
 

@@ -8,56 +8,76 @@ use serde_json::json;
 
 use crate::app::App;
 use crate::cli::RecallArgs;
-use crate::embed::{Embedder, Settings};
+use crate::embed::query::QueryEncoder;
+use crate::embed::{EmbedError, Known, Settings};
 use crate::output::{self, local_short, rfc3339, Style};
-use crate::recall::{self, lexical, semantic, snippet, Candidates, Hit};
+use crate::recall::{self, lexical, semantic, snippet, Candidates, Hit, Tuning};
 use crate::redact::Redactor;
 use crate::store::Store;
 use crate::vectors::{self, VectorIndex};
 use crate::ExitStatus;
 
-/// Loads what semantic ranking needs, or says why it cannot run.
-fn semantic_parts(
-    app: &App,
-    store: &Store,
-    query: &str,
-) -> Result<(semantic::Vectors, Vec<f32>), String> {
+/// Checks, without loading the model, that semantic ranking can run: the
+/// model and runtime are installed and are the ones the index was embedded
+/// with. Returns the settings and what the store knows of the model.
+fn semantic_plan(app: &App, store: &Store) -> Result<(Settings, Known), String> {
     let settings = Settings::from_config(&app.config.config.embed, &app.paths);
     if !settings.enabled {
         return Err("embeddings are disabled in the config (`embed.enabled`)".into());
     }
-    let missing = |e: crate::embed::EmbedError| format!("{e}; hint: run scripts/fetch-model");
-    settings.model_files().map_err(missing)?;
+    let missing = |e: EmbedError| format!("{e}; hint: run scripts/fetch-model");
+    let [onnx, ..] = settings.model_files().map_err(missing)?;
     settings.runtime().map_err(missing)?;
-    let stored = store.meta("embed_model").map_err(|e| e.to_string())?;
-    let Some(stored) = stored else {
+    let Some(known) = Known::from_store(store) else {
         return Err(
             "the index has no embeddings yet; run `deja index` with the model installed".into(),
         );
     };
-    let mut embedder = Embedder::load(&settings, crate::embed::Known::from_store(store).as_ref())
-        .map_err(|e| {
-        if e.is_missing() {
-            format!("{e}; hint: run scripts/fetch-model")
-        } else {
-            e.to_string()
+    // The cheap fingerprint usually settles that the configured model is the
+    // one the index was embedded with; when it does not, compare contents.
+    if settings.fingerprint().as_deref() != Some(known.fingerprint.as_str()) {
+        let bytes =
+            std::fs::read(&onnx).map_err(|e| format!("cannot read `{}`: {e}", onnx.display()))?;
+        let id = settings.model_id(&bytes);
+        if id != known.id {
+            return Err(format!(
+                "the index was embedded with `{}`, not the configured `{id}`; run `deja index` to re-embed",
+                known.id
+            ));
         }
-    })?;
-    if embedder.id() != stored {
-        return Err(format!(
-            "the index was embedded with `{stored}`, not the configured `{}`; run `deja index` to re-embed",
-            embedder.id()
-        ));
     }
-    let query_vector = embedder.embed_query(query).map_err(|e| e.to_string())?;
-    let index = VectorIndex::open(&app.paths.vectors(), embedder.dims(), true);
-    let unsynced = vectors::unsynced(store, &stored).map_err(|e| e.to_string())?;
-    Ok((semantic::Vectors { index, unsynced }, query_vector))
+    Ok((settings, known))
+}
+
+/// Loads the model and embeds `query` on another thread, so that lexical
+/// ranking runs meanwhile. The vector is sent as soon as it exists: tearing
+/// the model down afterwards is not waited for.
+fn embed_in_background(
+    settings: Settings,
+    query: String,
+) -> std::sync::mpsc::Receiver<Result<Vec<f32>, String>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || match QueryEncoder::load(&settings) {
+        Ok(mut encoder) => {
+            output::trace("model loaded");
+            let v = encoder.encode(&query).map_err(|e| e.to_string());
+            output::trace("query embedded");
+            let _ = tx.send(v);
+            // Dropped after the result is on its way.
+            drop(encoder);
+        }
+        Err(e) => {
+            let _ = tx.send(Err(e.to_string()));
+        }
+    });
+    rx
 }
 
 /// Runs the command.
 pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
+    output::trace("config loaded");
     let store = super::open_read(app)?;
+    output::trace("store opened");
     let query = args.query.join(" ");
     if query.trim().is_empty() {
         anyhow::bail!("the query is empty");
@@ -71,33 +91,56 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         filter: args.filter.to_filter()?,
         role: args.role.map(crate::model::Role::from),
     };
+    let tuning = Tuning::default();
+    let depth = tuning.depth.max(limit * 3);
 
     let mut warning = None;
-    let parts = if mode == Mode::Lexical {
-        None
-    } else {
-        match semantic_parts(app, &store, &query) {
-            Ok(p) => Some(p),
-            Err(why) => {
-                warning = Some(format!(
-                    "semantic recall unavailable: {why}; answering lexically"
-                ));
-                mode = Mode::Lexical;
-                None
+    let mut pending = None;
+    if mode != Mode::Lexical {
+        match semantic_plan(app, &store) {
+            Ok((settings, known)) => {
+                pending = Some((embed_in_background(settings, query.clone()), known))
             }
+            Err(why) => warning = Some(why),
         }
-    };
-    if let Some(w) = &warning {
-        output::warn(w);
     }
-    let hits = recall::search(
-        &store,
-        &query,
-        mode,
-        &candidates,
-        parts.as_ref().map(|(v, q)| (v, q.as_slice())),
-        limit,
-    )?;
+    let mut signals = recall::gather_lexical(&store, &query, mode, &candidates, depth)?;
+    output::trace("lexical ranked");
+    if let Some((receiver, known)) = pending {
+        let vector = receiver
+            .recv()
+            .unwrap_or_else(|_| Err("the model failed while embedding the query".into()));
+        match vector {
+            Ok(v) => {
+                let vectors = semantic::Vectors {
+                    index: VectorIndex::open(&app.paths.vectors(), known.dims, true),
+                    unsynced: vectors::unsynced(&store, &known.id)?,
+                };
+                recall::add_semantic(
+                    &store,
+                    &mut signals,
+                    &query,
+                    &vectors,
+                    &v,
+                    &candidates,
+                    depth,
+                )?;
+                output::trace("semantic ranked");
+            }
+            Err(why) => warning = Some(why),
+        }
+    }
+    if let Some(why) = &warning {
+        // Without vectors, what lexical ranking found is the answer.
+        mode = Mode::Lexical;
+        signals.mode = Mode::Lexical;
+        output::warn(&format!(
+            "semantic recall unavailable: {why}; answering lexically"
+        ));
+    }
+    let hits = recall::hydrate(&store, &recall::rank(&signals, &tuning), limit)?;
+    output::trace("searched");
+    let warning = warning.map(|w| format!("semantic recall unavailable: {w}; answering lexically"));
 
     if args.json {
         output::print_json(&json!({

@@ -3,6 +3,7 @@
 //! and embedding batches of similar length. Nothing is ever downloaded here.
 
 pub mod pass;
+pub mod query;
 pub mod window;
 
 use std::path::{Path, PathBuf};
@@ -70,12 +71,17 @@ pub struct Settings {
     pub overlap_tokens: usize,
     /// Tokens of neighbouring messages embedded with each message.
     pub context_tokens: usize,
-    /// Texts per model call.
+    /// Most texts per model call.
     pub batch_size: usize,
+    /// Most (padded) tokens per model call.
+    pub batch_tokens: usize,
     /// ONNX Runtime threads (0 = all cores).
     pub threads: usize,
     /// Whether embedding is enabled at all.
     pub enabled: bool,
+    /// Where derived files (the pre-optimized query model) are kept; `None`
+    /// to derive nothing.
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// File names of the ONNX Runtime library on this platform, newest first.
@@ -115,8 +121,10 @@ impl Settings {
             overlap_tokens: c.overlap_tokens,
             context_tokens: c.context_tokens,
             batch_size: c.batch_size,
+            batch_tokens: c.batch_tokens,
             threads: c.threads,
             enabled: c.enabled,
+            cache_dir: Some(paths.data_dir.join("cache")),
         }
     }
 
@@ -187,6 +195,24 @@ impl Known {
 }
 
 impl Settings {
+    /// deja's id for the model in `onnx_bytes` with this windowing: vectors
+    /// of different ids never mix.
+    pub fn model_id(&self, onnx_bytes: &[u8]) -> String {
+        let hash = crate::store::sha256_hex(onnx_bytes);
+        let name = self
+            .model_dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "model".into());
+        format!(
+            "{name}@{}:{}/{}/{}",
+            hash.get(..12).unwrap_or(&hash),
+            self.max_tokens,
+            self.overlap_tokens,
+            self.context_tokens
+        )
+    }
+
     /// A cheap identity of the model files and windowing: path, size and
     /// modification time of `model.onnx`, and the window sizes.
     pub fn fingerprint(&self) -> Option<String> {
@@ -234,17 +260,20 @@ pub struct Embedder {
     overlap_tokens: usize,
     context_tokens: usize,
     batch_size: usize,
+    batch_tokens: usize,
 }
 
 impl Embedder {
     /// Loads the runtime and model named by `settings`. When `known` describes
     /// the same files, its id and dimensions are reused.
     pub fn load(settings: &Settings, known: Option<&Known>) -> Result<Embedder, EmbedError> {
+        let trace = crate::output::trace;
         let fingerprint = settings.fingerprint();
         let known = known.filter(|k| fingerprint.as_deref() == Some(k.fingerprint.as_str()));
         let files = settings.model_files()?;
         let lib = settings.runtime()?;
         let env = environment(lib)?;
+        trace("runtime loaded");
         let read = |p: &PathBuf| {
             std::fs::read(p).map_err(|e| EmbedError::Model {
                 path: p.clone(),
@@ -253,9 +282,9 @@ impl Embedder {
         };
         let [onnx, tokenizer, config, special, tokenizer_config] = &files;
         let onnx_bytes = read(onnx)?;
-        let model_hash = match known {
+        let computed_id = match known {
             Some(_) => String::new(),
-            None => crate::store::sha256_hex(&onnx_bytes),
+            None => settings.model_id(&onnx_bytes),
         };
         let model = UserDefinedEmbeddingModel::new(
             onnx_bytes,
@@ -277,8 +306,10 @@ impl Embedder {
             path: settings.model_dir.clone(),
             message,
         };
+        trace("model files read");
         let mut model = TextEmbedding::try_new_from_user_defined(model, options)
             .map_err(|e| model_err(e.to_string()))?;
+        trace("session created");
         let mut counter = model.tokenizer.clone();
         counter
             .with_truncation(None)
@@ -294,18 +325,7 @@ impl Embedder {
                 if dims == 0 {
                     return Err(model_err("the model returned an empty embedding".into()));
                 }
-                let name = settings
-                    .model_dir
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| "model".into());
-                let id = format!(
-                    "{name}@{}:{}/{}/{}",
-                    model_hash.get(..12).unwrap_or(&model_hash),
-                    settings.max_tokens,
-                    settings.overlap_tokens,
-                    settings.context_tokens
-                );
+                let id = computed_id;
                 (id, dims)
             }
         };
@@ -319,6 +339,7 @@ impl Embedder {
             overlap_tokens: settings.overlap_tokens,
             context_tokens: settings.context_tokens,
             batch_size: settings.batch_size,
+            batch_tokens: settings.batch_tokens,
         })
     }
 
@@ -376,20 +397,49 @@ impl Embedder {
 
     /// Embeds `texts`, returning unit-length vectors in the same order.
     pub fn embed(&mut self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        if texts.is_empty() {
-            return Ok(Vec::new());
+        let mut vectors = Vec::with_capacity(texts.len());
+        for range in self.batches(texts) {
+            let batch = &texts[range];
+            let mut out =
+                self.model
+                    .embed(batch, Some(batch.len()))
+                    .map_err(|e| EmbedError::Model {
+                        path: PathBuf::from(&self.id),
+                        message: e.to_string(),
+                    })?;
+            vectors.append(&mut out);
         }
-        let mut vectors = self
-            .model
-            .embed(texts, Some(self.batch_size))
-            .map_err(|e| EmbedError::Model {
-                path: PathBuf::from(&self.id),
-                message: e.to_string(),
-            })?;
         for v in &mut vectors {
             normalize(v);
         }
         Ok(vectors)
+    }
+
+    /// Consecutive batches of `texts` holding at most `batch_tokens` tokens
+    /// once padded to their longest text (estimated from its length), and at
+    /// most `batch_size` texts: long texts go a few at a time, which bounds
+    /// memory, and short ones many at a time, which keeps the model busy.
+    /// Callers sort texts by length so that batches pad little.
+    fn batches(&self, texts: &[String]) -> Vec<std::ops::Range<usize>> {
+        let estimate = |t: &String| (t.len() / 3 + 2).min(self.max_tokens).max(1);
+        let mut out = Vec::new();
+        let mut start = 0;
+        let mut longest = 0;
+        for (i, t) in texts.iter().enumerate() {
+            let longest_with = longest.max(estimate(t));
+            let count = i - start + 1;
+            if count > 1 && (count * longest_with > self.batch_tokens || count > self.batch_size) {
+                out.push(start..i);
+                start = i;
+                longest = estimate(t);
+            } else {
+                longest = longest_with;
+            }
+        }
+        if start < texts.len() {
+            out.push(start..texts.len());
+        }
+        out
     }
 
     /// Embeds one query.

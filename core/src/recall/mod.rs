@@ -197,43 +197,79 @@ pub fn gather(
     semantic: Option<(&semantic::Vectors, &[f32])>,
     depth: usize,
 ) -> crate::store::Result<Signals> {
-    let lexical = match mode {
-        Mode::Lexical | Mode::Hybrid => {
-            lexical::search(store, query, candidates, lexical::Level::Message, depth)?
-        }
-        Mode::Semantic => Vec::new(),
-    };
-    let semantic = match (mode, semantic) {
-        (Mode::Semantic | Mode::Hybrid, Some((vectors, q))) => {
-            semantic::search(store, vectors, q, candidates, depth)?
-        }
-        _ => Vec::new(),
-    };
-    let session_lexical = match mode {
-        Mode::Lexical | Mode::Hybrid => {
+    let mut signals = gather_lexical(store, query, mode, candidates, depth)?;
+    if let Some((vectors, q)) = semantic {
+        add_semantic(store, &mut signals, query, vectors, q, candidates, depth)?;
+    }
+    Ok(signals)
+}
+
+/// The lexical half of [`gather`]: it needs no model, so a caller can run it
+/// while the model loads.
+pub fn gather_lexical(
+    store: &Store,
+    query: &str,
+    mode: Mode,
+    candidates: &Candidates,
+    depth: usize,
+) -> crate::store::Result<Signals> {
+    let wants_lexical = matches!(mode, Mode::Lexical | Mode::Hybrid);
+    let (lexical, session_lexical, phrases) = if wants_lexical {
+        (
+            lexical::search(store, query, candidates, lexical::Level::Message, depth)?,
             lexical::search(store, query, candidates, lexical::Level::Session, depth)?
                 .into_iter()
-                .collect()
-        }
-        Mode::Semantic => HashMap::new(),
+                .collect(),
+            lexical::phrase_coverage(store, query, candidates)?,
+        )
+    } else {
+        (Vec::new(), HashMap::new(), HashMap::new())
     };
-    let phrases = match mode {
-        Mode::Lexical | Mode::Hybrid => lexical::phrase_coverage(store, query, candidates)?,
-        Mode::Semantic => HashMap::new(),
-    };
-    let ids: Vec<i64> = lexical.iter().chain(&semantic).map(|x| x.0).collect();
-    let (session_of, started) = session::sessions_of(store, &ids)?;
-    let hints = when::hints(query);
-    let date_affinity = when::by_session(&started, &hints);
-    Ok(Signals {
+    let mut signals = Signals {
         mode,
         lexical,
-        semantic,
+        semantic: Vec::new(),
         session_lexical,
-        session_of,
-        date_affinity,
+        session_of: HashMap::new(),
+        date_affinity: HashMap::new(),
         phrases,
-    })
+    };
+    locate(store, &mut signals, query)?;
+    Ok(signals)
+}
+
+/// The semantic half of [`gather`], added to `signals`.
+pub fn add_semantic(
+    store: &Store,
+    signals: &mut Signals,
+    query: &str,
+    vectors: &semantic::Vectors,
+    query_vector: &[f32],
+    candidates: &Candidates,
+    depth: usize,
+) -> crate::store::Result<()> {
+    if matches!(signals.mode, Mode::Semantic | Mode::Hybrid) {
+        signals.semantic = semantic::search(store, vectors, query_vector, candidates, depth)?;
+        locate(store, signals, query)?;
+    }
+    Ok(())
+}
+
+/// Fills in the sessions of every candidate message and their date affinity.
+fn locate(store: &Store, signals: &mut Signals, query: &str) -> crate::store::Result<()> {
+    let ids: Vec<i64> = signals
+        .lexical
+        .iter()
+        .chain(&signals.semantic)
+        .map(|x| x.0)
+        .filter(|id| !signals.session_of.contains_key(id))
+        .collect();
+    let (session_of, started) = session::sessions_of(store, &ids)?;
+    signals.session_of.extend(session_of);
+    signals
+        .date_affinity
+        .extend(when::by_session(&started, &when::hints(query)));
+    Ok(())
 }
 
 /// Orders messages by their own fused score plus what their session earns:
@@ -286,7 +322,11 @@ pub fn rank(s: &Signals, tuning: &Tuning) -> Vec<(i64, f64)> {
 }
 
 /// Loads the top hits, folding messages with the same text into the first.
-fn hydrate(store: &Store, ranked: &[(i64, f64)], limit: usize) -> crate::store::Result<Vec<Hit>> {
+pub fn hydrate(
+    store: &Store,
+    ranked: &[(i64, f64)],
+    limit: usize,
+) -> crate::store::Result<Vec<Hit>> {
     let mut hits: Vec<Hit> = Vec::new();
     let mut by_text: HashMap<String, usize> = HashMap::new();
     for chunk in ranked.chunks(50) {

@@ -1,0 +1,70 @@
+//! The embedding paths agree: bulk indexing goes through fastembed with an
+//! optimized graph, a single recall query through ONNX Runtime directly with
+//! optimizations off; both must give the same vectors.
+
+use deja_core::embed::query::QueryEncoder;
+use deja_core::embed::{dot, Embedder, Settings};
+
+use crate::common::installed_model;
+
+fn settings() -> Settings {
+    let (model_dir, runtime) = installed_model();
+    Settings {
+        model_dir,
+        runtime_candidates: vec![runtime],
+        max_tokens: 256,
+        overlap_tokens: 32,
+        context_tokens: 48,
+        batch_size: 64,
+        batch_tokens: 1024,
+        threads: 0,
+        enabled: true,
+        cache_dir: None,
+    }
+}
+
+#[test]
+fn query_encoder_matches_fastembed() {
+    let s = settings();
+    let mut bulk = Embedder::load(&s, None).unwrap();
+    let mut query = QueryEncoder::load(&s).unwrap();
+    // The pre-optimized copy of the model (what recall normally uses) too.
+    let cache = tempfile::tempdir().unwrap();
+    let mut fast_settings = s.clone();
+    fast_settings.cache_dir = Some(cache.path().to_path_buf());
+    let made = deja_core::embed::query::prepare(&fast_settings).unwrap();
+    assert!(
+        made.is_some_and(|p| p.is_file()),
+        "the optimized model was not made"
+    );
+    let mut fast = QueryEncoder::load(&fast_settings).unwrap();
+    let texts = [
+        "that tenant predicate bug",
+        "The query misses the tenant predicate, so rows of every tenant come back.",
+        "ünïcödé, emoji 🚀 and `code_identifiers` with CamelCase",
+        &"a long text that goes past the token limit ".repeat(40),
+    ];
+    let batch: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+    let vectors = bulk.embed(&batch).unwrap();
+    for (t, v) in texts.iter().zip(&vectors) {
+        let q = query.encode(t).unwrap();
+        assert_eq!(q.len(), 384);
+        let cos = dot(&q, v);
+        assert!(cos > 0.9999, "cos {cos} for {t:?}");
+        let f = fast.encode(t).unwrap();
+        let cos = dot(&f, v);
+        assert!(cos > 0.9999, "optimized: cos {cos} for {t:?}");
+    }
+    // And they are meaningful: a paraphrase is closer than an unrelated text.
+    let a = query.encode("that tenant predicate bug").unwrap();
+    let b = query
+        .encode("The query misses the tenant predicate.")
+        .unwrap();
+    let c = query.encode("I like pizza with extra cheese").unwrap();
+    assert!(
+        dot(&a, &b) > 0.6 && dot(&a, &c) < 0.2,
+        "{} {}",
+        dot(&a, &b),
+        dot(&a, &c)
+    );
+}

@@ -174,7 +174,7 @@ pub fn engine(database: &Path, vector_path: &Path) -> Result<Engine> {
             .and_then(|v| v.parse().ok())
             .unwrap_or(48),
         batch_size: 64,
-        batch_tokens: 1024,
+        batch_tokens: 512,
         threads: 0,
         enabled: true,
         cache_dir: None,

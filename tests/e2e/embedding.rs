@@ -16,7 +16,7 @@ fn settings() -> Settings {
         overlap_tokens: 32,
         context_tokens: 48,
         batch_size: 64,
-        batch_tokens: 1024,
+        batch_tokens: 512,
         threads: 0,
         enabled: true,
         cache_dir: None,

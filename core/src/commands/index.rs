@@ -90,6 +90,9 @@ fn embed(app: &App, store: &mut Store) -> Result<std::result::Result<Option<Pass
     let mut bar = Bar::new();
     let report = pass::run(store, &mut embedder, &app.paths.vectors(), &mut bar)?;
     bar.bar.finish_and_clear();
+    let known = embedder.known();
+    drop(embedder);
+    pass::sync_vectors(store, &app.paths.vectors(), &known)?;
     // Derive the fast-loading copy of the model for recall now, not at the
     // first query.
     let _ = crate::embed::query::prepare(&settings);

@@ -63,7 +63,8 @@ const PENDING: &str = "FROM messages m
     WHERE length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
       AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)";
 
-/// Embeds every message that has no units yet, then syncs the vector index at `vectors_path`.
+/// Embeds every message that has no units yet (the vector index is synced
+/// afterwards by [`sync_vectors`]).
 pub fn run(
     store: &mut Store,
     embedder: &mut Embedder,
@@ -118,10 +119,20 @@ pub fn run(
         progress.advance(page.len() as u64);
     }
 
-    if !vectors::in_sync(store, vectors_path)? {
-        vectors::sync(store, vectors_path, &model, embedder.dims())?;
-    }
     Ok(report)
+}
+
+/// Brings the vector index in line with the store once the model is done
+/// (call it after dropping the embedder, so their memory does not add up).
+pub fn sync_vectors(
+    store: &Store,
+    vectors_path: &Path,
+    known: &super::Known,
+) -> Result<(), PassError> {
+    if !vectors::in_sync(store, vectors_path)? {
+        vectors::sync(store, vectors_path, &known.id, known.dims)?;
+    }
+    Ok(())
 }
 
 /// Messages still waiting for embedding units.

@@ -310,15 +310,28 @@ impl Store {
         })
     }
 
-    /// Every message's text, in storage order (for benchmarks and tools).
-    pub fn all_message_texts(&self) -> Result<Vec<String>> {
+    /// Every session's message texts, in order (for benchmarks and tools).
+    pub fn texts_by_session(&self) -> Result<Vec<Vec<String>>> {
         let mut stmt = self
             .conn()
-            .prepare("SELECT text FROM messages ORDER BY id")
+            .prepare("SELECT session, text FROM messages ORDER BY session, position")
             .map_err(|e| self.wrap(e))?;
-        let rows = stmt.query_map([], |r| r.get(0)).map_err(|e| self.wrap(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.wrap(e))
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+            .map_err(|e| self.wrap(e))?;
+        let mut out: Vec<Vec<String>> = Vec::new();
+        let mut current = None;
+        for row in rows {
+            let (session, text) = row.map_err(|e| self.wrap(e))?;
+            if current != Some(session) {
+                out.push(Vec::new());
+                current = Some(session);
+            }
+            if let Some(last) = out.last_mut() {
+                last.push(text);
+            }
+        }
+        Ok(out)
     }
 
     /// Transcripts whose last parse failed.

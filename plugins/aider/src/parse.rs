@@ -1,5 +1,7 @@
 //! A whole history file to a [`ParseOutput`]: decode the bytes, split the
-//! lines at session headers, read each session's blocks, build its messages,
+//! lines at session headers, read each session's blocks (each session on its
+//! own, so that appending to a history never changes the sessions already in
+//! it), build its messages,
 //! and give it an id and a start time. Sessions without a message are counted
 //! in `skipped_empty`. Never fails and never panics, whatever the bytes.
 
@@ -21,7 +23,6 @@ use crate::lines;
 pub(crate) fn parse(path: &str, bytes: &[u8], modified_ms: i64, zone: Zone) -> ParseOutput {
     let text = decode::decode(bytes);
     let lines: Vec<&str> = text::lines(&text).collect();
-    let layout = Layout::new(&lines);
     let dir = history_dir(path);
     let project = project(dir);
     let first_line = lines
@@ -41,7 +42,12 @@ pub(crate) fn parse(path: &str, bytes: &[u8], modified_ms: i64, zone: Zone) -> P
             ),
         };
         previous_start = Some(started);
-        let blocks = layout.blocks(span.body.clone(), span.header.legacy);
+        // Each session is read on its own (its style too: whether aider's
+        // trailing spaces survived), so appending sessions to a history never
+        // changes how the earlier ones read.
+        let body = &lines[span.body.clone()];
+        let layout = Layout::new(body);
+        let blocks = layout.blocks(0..body.len(), span.header.legacy);
         let content = build::build(&blocks, dir, started);
         if content.messages.is_empty() {
             output.skipped_empty += 1;

@@ -46,7 +46,9 @@ pub struct BenchEnv {
 }
 
 impl BenchEnv {
-    /// A fresh HOME configured with the installed model and `extra` TOML.
+    /// A fresh HOME configured with the installed model and `extra` TOML,
+    /// which continues the `[embed]` table (start it with a `[table]` header
+    /// to set other tables).
     pub fn new(deja: &Path, extra: &str) -> Result<BenchEnv> {
         Self::at(deja, extra, None)
     }
@@ -92,15 +94,32 @@ impl BenchEnv {
     }
 
     /// Runs deja with `args`, discarding its output, and measures it.
+    ///
+    /// Peak memory comes from GNU time when it is installed: a child's
+    /// `ru_maxrss` as `wait4` reports it also counts what this (possibly
+    /// large) benchmark process held when it started the child.
     pub fn run(&self, args: &[&str]) -> Result<Cost> {
-        let mut cmd = Command::new(&self.deja);
+        let gnu_time = Path::new("/usr/bin/time");
+        let rss_file = tempfile::NamedTempFile::new()?;
+        let err_file = tempfile::NamedTempFile::new()?;
+        let mut cmd = if gnu_time.is_file() {
+            let mut c = Command::new(gnu_time);
+            c.arg("-f")
+                .arg("%M")
+                .arg("-o")
+                .arg(rss_file.path())
+                .arg(&self.deja);
+            c
+        } else {
+            Command::new(&self.deja)
+        };
         cmd.env_clear()
             .env("HOME", &self.home)
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("NO_COLOR", "1")
             .args(args)
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped());
+            .stderr(err_file.reopen()?);
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
@@ -124,16 +143,15 @@ impl BenchEnv {
             -1
         };
         if code != 0 && code != 1 {
-            let mut err = String::new();
-            if let Some(mut e) = child.stderr {
-                use std::io::Read;
-                let _ = e.read_to_string(&mut err);
-            }
+            let err = std::fs::read_to_string(err_file.path()).unwrap_or_default();
             bail!("deja {} failed with status {code}: {err}", args.join(" "));
         }
+        let measured = std::fs::read_to_string(rss_file.path())
+            .ok()
+            .and_then(|t| t.lines().last().and_then(|l| l.trim().parse::<u64>().ok()));
         Ok(Cost {
             wall,
-            peak_rss: usage.ru_maxrss as u64 * 1024,
+            peak_rss: measured.unwrap_or(usage.ru_maxrss as u64) * 1024,
         })
     }
 }

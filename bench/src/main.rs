@@ -7,6 +7,7 @@ mod demo;
 mod env;
 mod generate;
 mod quality;
+mod quant;
 mod report;
 mod throughput;
 
@@ -174,8 +175,11 @@ fn main() -> Result<()> {
             messages,
             cold_runs,
         } => {
-            let t = throughput::run(&deja, *messages, *cold_runs)?;
-            print!("{}", report::throughput_table(&[t]));
+            let t = throughput::run(&deja, *messages, *cold_runs, true)?;
+            print!("{}", report::throughput_table(std::slice::from_ref(&t)));
+            if let Some(q) = &t.quantization {
+                print!("{}", report::quant_table(q));
+            }
         }
         Cmd::Grid {
             semantic,
@@ -190,7 +194,7 @@ fn main() -> Result<()> {
         } => {
             let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
             let demo_set = demo::prepare(&deja, &repo)?;
-            let locomo = quality::prepare(&deja, &shared, config, home.as_deref())?;
+            let locomo = quality::prepare(&deja, &shared, config, home.as_deref(), None)?;
             let gathered = quality::gather_all(&locomo)?;
             let store = deja_core::store::Store::open_read(&locomo.env.database())?;
             let natives = quality::native_ids(&store)?;
@@ -276,7 +280,7 @@ fn main() -> Result<()> {
             if let Some(w) = date_weight {
                 tuning.date_weight = *w;
             }
-            let locomo = quality::prepare(&deja, &shared, config, home.as_deref())?;
+            let locomo = quality::prepare(&deja, &shared, config, home.as_deref(), None)?;
             eprintln!(
                 "indexed LoCoMo in {:.1} s (peak {:.0} MB)",
                 locomo.index_cost.wall.as_secs_f64(),

@@ -118,12 +118,14 @@ pub struct Locomo {
 }
 
 /// Converts and indexes LoCoMo into a fresh environment, or into `home`
-/// (where an earlier run's conversion is reused).
+/// (where an earlier run's conversion is reused); `only` keeps one
+/// conversation, for quick runs.
 pub fn prepare(
     deja: &Path,
     shared: &Path,
     extra_config: &str,
     home: Option<&Path>,
+    only: Option<&str>,
 ) -> Result<Locomo> {
     let mut env = BenchEnv::at(deja, extra_config, home)?;
     if !env.home.join("questions.jsonl").exists() {
@@ -137,12 +139,24 @@ pub fn prepare(
         anyhow::ensure!(status.success(), "{} failed", script.display());
     }
     env.set("DEJA_GEMINI_ROOT", env.home.join(".gemini"));
+    if let Some(keep) = only {
+        // A quick run: one conversation only.
+        for entry in std::fs::read_dir(env.home.join(".gemini/tmp"))? {
+            let entry = entry?;
+            if entry.file_name().to_string_lossy() != keep {
+                std::fs::remove_dir_all(entry.path())?;
+            }
+        }
+    }
     let index_cost = env.run(&["index"])?;
     let questions = std::fs::read_to_string(env.home.join("questions.jsonl"))?
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(serde_json::from_str)
-        .collect::<std::result::Result<Vec<Question>, _>>()?;
+        .collect::<std::result::Result<Vec<Question>, _>>()?
+        .into_iter()
+        .filter(|q| only.is_none_or(|o| q.project == o))
+        .collect();
     Ok(Locomo {
         env,
         questions,

@@ -90,6 +90,29 @@ pub fn throughput_table(rows: &[Throughput]) -> String {
     s
 }
 
+/// The scalar-type comparison.
+pub fn quant_table(rows: &[crate::quant::QuantRow]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "| scalar | vectors | recall@10 vs exact | median query ms | file MB | build s |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.3} | {:.3} | {:.1} | {:.1} |",
+            r.kind,
+            r.vectors,
+            r.recall10,
+            r.query_ms,
+            mb(r.bytes),
+            r.build_s
+        );
+    }
+    s
+}
+
 /// The LoCoMo tables.
 pub fn quality_tables(r: &QualityReport, cold: Option<(f64, f64, u64)>) -> String {
     let mut s = String::new();
@@ -162,21 +185,36 @@ pub fn all(
     );
     let _ = writeln!(out, "deja: {}\n", deja.display());
     let mut rows = Vec::new();
+    let largest = sizes.iter().copied().max().unwrap_or(0);
     for &n in &sizes {
         eprintln!("deja-bench: throughput at {n} messages");
-        rows.push(throughput::run(deja, n, cold_runs)?);
+        rows.push(throughput::run(deja, n, cold_runs, n == largest)?);
     }
     let _ = writeln!(
         out,
         "### Index, re-index, latency and memory (generated corpus)\n"
     );
     out.push_str(&throughput_table(&rows));
+    if let Some(q) = rows.iter().find_map(|r| r.quantization.as_ref()) {
+        let _ = writeln!(
+            out,
+            "\n### Vector scalar type (vectors of the largest store)\n"
+        );
+        out.push_str(&quant_table(q));
+    }
+    eprintln!("deja-bench: one large transcript");
+    let big = throughput::big_file(deja, if smoke { 2 } else { 64 })?;
+    let _ = writeln!(
+        out,
+        "\n### One large transcript (embeddings off)\n\nA {:.0} MB aider history ({} messages): indexed in {:.1} s, peak RSS {:.0} MB.",
+        mb(big.bytes),
+        big.messages,
+        big.cost.wall.as_secs_f64(),
+        mb(big.cost.peak_rss)
+    );
 
     eprintln!("deja-bench: LoCoMo");
-    let mut locomo = quality::prepare(deja, shared, "", None)?;
-    if smoke {
-        locomo.questions.truncate(20);
-    }
+    let locomo = quality::prepare(deja, shared, "", None, smoke.then_some("conv-26"))?;
     // Cold processes before the in-process evaluation loads the model here
     // (a child's peak memory counts what this process holds when it starts it).
     let mut cold = Vec::new();

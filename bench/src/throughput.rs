@@ -49,6 +49,8 @@ pub struct Throughput {
     pub warm: (f64, f64),
     /// Store size on disk (database + vectors), bytes.
     pub disk: u64,
+    /// Scalar types compared on this store's vectors, when asked.
+    pub quantization: Option<Vec<crate::quant::QuantRow>>,
 }
 
 impl Throughput {
@@ -64,7 +66,12 @@ impl Throughput {
 }
 
 /// Runs every measurement at one size.
-pub fn run(deja: &Path, messages: usize, cold_runs: usize) -> Result<Throughput> {
+pub fn run(
+    deja: &Path,
+    messages: usize,
+    cold_runs: usize,
+    quantization: bool,
+) -> Result<Throughput> {
     let mut env = BenchEnv::new(deja, "")?;
     generate::corpus(&env.home, messages, 42 + messages as u64)?;
     env.set("GEMINI_CLI_HOME", env.home.clone());
@@ -144,5 +151,59 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize) -> Result<Throughput>
         cold: (c50, c95, cold_rss),
         warm: percentiles(warm),
         disk,
+        quantization: if quantization {
+            Some(crate::quant::measure(&e.store, 200)?)
+        } else {
+            None
+        },
+    })
+}
+
+/// Indexing one large aider history with embeddings off: time and memory.
+pub struct BigFile {
+    /// File size.
+    pub bytes: u64,
+    /// Messages stored.
+    pub messages: i64,
+    /// What indexing cost.
+    pub cost: Cost,
+}
+
+/// Writes one aider history of about `megabytes` MB and indexes it.
+pub fn big_file(deja: &Path, megabytes: usize) -> Result<BigFile> {
+    let mut env = BenchEnv::new(deja, "enabled = false\n")?;
+    let dir = env.home.join("work/big");
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join(".aider.chat.history.md");
+    let target = megabytes * 1024 * 1024;
+    let mut rng = generate::Rng::new(9);
+    let mut text = String::with_capacity(target + 4096);
+    let mut n = 0u64;
+    while text.len() < target {
+        n += 1;
+        text.push_str(&format!(
+            "\n# aider chat started at 2025-{:02}-{:02} {:02}:{:02}:{:02}\n\n",
+            1 + n % 12,
+            1 + n % 28,
+            n % 24,
+            n % 60,
+            (n / 60) % 60
+        ));
+        for _ in 0..10 {
+            text.push_str(&format!(
+                "#### {}  \n\n{}\n\n> Tokens: 1k sent, 2k received.  \n\n",
+                generate::message(&mut rng, true),
+                generate::message(&mut rng, false)
+            ));
+        }
+    }
+    std::fs::write(&path, &text)?;
+    env.set("DEJA_AIDER_ROOTS", dir.clone());
+    let cost = env.run(&["index"])?;
+    let store = deja_core::store::Store::open_read(&env.database())?;
+    Ok(BigFile {
+        bytes: text.len() as u64,
+        messages: store.counts()?.messages,
+        cost,
     })
 }

@@ -248,25 +248,32 @@ pub fn watermark(store: &Store) -> Result<i64> {
         .unwrap_or(0))
 }
 
-/// Whether the saved index file already matches the store: it exists, no
-/// key waits for removal and no unit is above its watermark.
+/// Whether the saved index file already matches the store: it exists and
+/// is readable, holds exactly as many vectors as there are units, of the
+/// store's dimensions, no key waits for removal and no unit is above its
+/// watermark.
 pub fn in_sync(store: &Store, path: &Path) -> Result<bool> {
-    if !path.is_file() {
-        let chunks: i64 = store
-            .conn()
-            .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))
-            .map_err(|e| VectorError::Store(store.wrap(e)))?;
-        return Ok(chunks == 0);
-    }
-    let (trash, max): (i64, i64) = store
+    let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
+    let (chunks, trash, max): (i64, i64, i64) = store
         .conn()
         .query_row(
-            "SELECT (SELECT count(*) FROM vector_trash), (SELECT coalesce(max(id), 0) FROM chunks)",
+            "SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM vector_trash),
+                    (SELECT coalesce(max(id), 0) FROM chunks)",
             [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
-        .map_err(|e| VectorError::Store(store.wrap(e)))?;
-    Ok(trash == 0 && max <= watermark(store)?)
+        .map_err(sq)?;
+    if !path.is_file() {
+        return Ok(chunks == 0);
+    }
+    let Some(meta) = path.to_str().and_then(|p| Index::metadata(p).ok()) else {
+        return Ok(false);
+    };
+    let dims: Option<u64> = store.meta("embed_dims")?.and_then(|d| d.parse().ok());
+    Ok(meta.count_present as i64 == chunks
+        && dims.is_none_or(|d| d == meta.dimensions)
+        && trash == 0
+        && max <= watermark(store)?)
 }
 
 /// Brings the index file in line with the store: removes trashed keys, adds
@@ -399,9 +406,17 @@ pub fn sync_after_change(app: &App, store: &Store) -> Result<()> {
 /// Vectors of chunks the saved file does not hold yet (above the watermark),
 /// for readers that search while an index run is writing: keyed by chunk id.
 pub fn unsynced(store: &Store, model: &str) -> Result<HashMap<u64, Vec<f32>>> {
+    since(store, model, watermark(store)?)
+}
+
+/// Every stored vector, for a reader whose index file is missing or unusable.
+pub fn all(store: &Store, model: &str) -> Result<HashMap<u64, Vec<f32>>> {
+    since(store, model, 0)
+}
+
+fn since(store: &Store, model: &str, mark: i64) -> Result<HashMap<u64, Vec<f32>>> {
     let conn = store.conn();
     let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
-    let mark = watermark(store)?;
     let mut stmt = conn
         .prepare(
             "SELECT c.id, e.vector FROM chunks c

@@ -372,3 +372,52 @@ fn fake_secrets_reach_no_store_and_no_output() {
         out.stdout
     );
 }
+
+#[test]
+fn a_missing_or_corrupt_vector_file_is_detected_and_rebuilt() {
+    let mut sb = Sandbox::new();
+    sb.config_with_model("");
+    corpus(&mut sb, 6, 4);
+    sb.ok(&["index"]);
+    let path = sb.data_dir().join("vectors.usearch");
+    let query = [
+        "recall",
+        "--mode",
+        "semantic",
+        "--json",
+        "evicting entries from a cache",
+    ];
+    let expected = sb.ok(&query).json()["hits"][0]["session_id"].clone();
+
+    for damage in [None, Some(b"not an index at all".as_slice())] {
+        match damage {
+            None => std::fs::remove_file(&path).unwrap(),
+            Some(bytes) => std::fs::write(&path, bytes).unwrap(),
+        }
+        // Recall still answers semantically, says why it is slower, and doctor sees it.
+        let out = sb.ok(&query);
+        assert!(
+            out.stderr.contains("vector index is missing or unreadable"),
+            "{}",
+            out.stderr
+        );
+        assert_eq!(out.json()["hits"][0]["session_id"], expected);
+        let d = sb.run(&["doctor", "--json"]).json();
+        assert_eq!(d["store"]["vectors"]["in_sync"], false, "{d:#}");
+        // The next index rebuilds it from the database.
+        sb.ok(&["index"]);
+        let d = sb.run(&["doctor", "--json"]).json();
+        assert_eq!(d["store"]["vectors"]["in_sync"], true, "{d:#}");
+        assert_eq!(
+            d["store"]["vectors"]["count"],
+            d["store"]["embedding_units"]
+        );
+        let out = sb.ok(&query);
+        assert!(
+            !out.stderr.contains("missing or unreadable"),
+            "{}",
+            out.stderr
+        );
+        assert_eq!(out.json()["hits"][0]["session_id"], expected);
+    }
+}

@@ -112,10 +112,15 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
             .unwrap_or_else(|_| Err("the model failed while embedding the query".into()));
         match vector {
             Ok(v) => {
-                let vectors = semantic::Vectors {
-                    index: VectorIndex::open(&app.paths.vectors(), known.dims, true),
-                    unsynced: vectors::unsynced(&store, &known.id)?,
+                let index = VectorIndex::open(&app.paths.vectors(), known.dims, true);
+                let unsynced = if index.is_some() {
+                    vectors::unsynced(&store, &known.id)?
+                } else {
+                    // No usable index file: score every stored vector directly.
+                    output::warn("the vector index is missing or unreadable; scoring every vector directly (run `deja index` to rebuild it)");
+                    vectors::all(&store, &known.id)?
                 };
+                let vectors = semantic::Vectors { index, unsynced };
                 recall::add_semantic(
                     &store,
                     &mut signals,

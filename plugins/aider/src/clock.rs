@@ -27,9 +27,9 @@ pub(crate) enum Zone {
 }
 
 impl Zone {
-    /// The zone for the config's `timezone` setting (`None`: the machine's).
+    /// The zone for the config's `timezone` setting (`None` or empty: the machine's).
     pub(crate) fn from_setting(setting: Option<&str>) -> Result<Zone, PluginError> {
-        let Some(text) = setting.map(str::trim) else {
+        let Some(text) = setting.map(str::trim).filter(|t| !t.is_empty()) else {
             return Ok(Zone::Local);
         };
         if let Some(offset) = fixed_offset(text) {
@@ -122,6 +122,7 @@ mod tests {
     #[test]
     fn settings() {
         assert_eq!(Zone::from_setting(None).unwrap(), Zone::Local);
+        assert_eq!(Zone::from_setting(Some("  ")).unwrap(), Zone::Local);
         assert_eq!(zone("UTC"), Zone::Named(Tz::UTC));
         assert_eq!(zone("Europe/Berlin"), Zone::Named(Tz::Europe__Berlin));
         assert_eq!(

@@ -60,22 +60,29 @@ impl BenchEnv {
             Some(h) => h.to_path_buf(),
             None => dir.path().join("home"),
         };
-        std::fs::create_dir_all(home.join(".config/deja"))?;
+        let env = BenchEnv {
+            _dir: dir,
+            home,
+            deja: deja.to_path_buf(),
+            env: Vec::new(),
+        };
+        env.configure(extra)?;
+        Ok(env)
+    }
+
+    /// (Re)writes the config: the installed model and `extra` TOML.
+    pub fn configure(&self, extra: &str) -> Result<()> {
+        std::fs::create_dir_all(self.home.join(".config/deja"))?;
         let (model, runtime) = installed_model()?;
         std::fs::write(
-            home.join(".config/deja/config.toml"),
+            self.home.join(".config/deja/config.toml"),
             format!(
                 "[embed]\nmodel_dir = {:?}\nruntime = {:?}\n{extra}",
                 model.display().to_string(),
                 runtime.display().to_string()
             ),
         )?;
-        Ok(BenchEnv {
-            _dir: dir,
-            home,
-            deja: deja.to_path_buf(),
-            env: Vec::new(),
-        })
+        Ok(())
     }
 
     /// Sets an environment variable for later runs.

@@ -9,6 +9,7 @@ mod generate;
 mod quality;
 mod quant;
 mod report;
+mod scale;
 mod throughput;
 
 use std::path::PathBuf;
@@ -36,9 +37,13 @@ struct Cli {
 enum Cmd {
     /// Everything, as a Markdown report on stdout.
     All {
-        /// Corpus sizes in messages.
-        #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
+        /// Corpus sizes in messages, indexed with real embeddings.
+        #[arg(long, value_delimiter = ',', default_value = "1000,10000")]
         sizes: Vec<usize>,
+        /// Corpus sizes in messages for latency and memory with synthetic
+        /// vectors (embedding them for real takes hours on a small machine).
+        #[arg(long, value_delimiter = ',', default_value = "100000")]
+        scale: Vec<usize>,
         /// Cold recall processes per size.
         #[arg(long, default_value_t = 20)]
         cold_runs: usize,
@@ -58,6 +63,15 @@ enum Cmd {
     Throughput {
         /// Messages to generate.
         #[arg(long, default_value_t = 1000)]
+        messages: usize,
+        /// Cold recall processes.
+        #[arg(long, default_value_t = 20)]
+        cold_runs: usize,
+    },
+    /// Latency and memory at one size, with synthetic vectors.
+    Scale {
+        /// Messages to generate.
+        #[arg(long, default_value_t = 100_000)]
         messages: usize,
         /// Cold recall processes.
         #[arg(long, default_value_t = 20)]
@@ -158,9 +172,17 @@ fn main() -> Result<()> {
     match &cli.command {
         Cmd::All {
             sizes,
+            scale,
             cold_runs,
             smoke,
-        } => report::all(&deja, &shared, sizes, *cold_runs, *smoke)?,
+        } => report::all(&deja, &shared, sizes, scale, *cold_runs, *smoke)?,
+        Cmd::Scale {
+            messages,
+            cold_runs,
+        } => {
+            let s = scale::run(&deja, *messages, *cold_runs)?;
+            print!("{}", report::scale_table(std::slice::from_ref(&s)));
+        }
         Cmd::Generate { messages, home } => {
             let g = generate::corpus(home, *messages, 42 + *messages as u64)?;
             eprintln!(

@@ -174,11 +174,10 @@ pub struct Engine {
     pub vectors: Vectors,
 }
 
-/// Opens a store with its model and vectors, as `deja recall` does.
-pub fn engine(database: &Path, vector_path: &Path) -> Result<Engine> {
-    let store = Store::open_read(database)?;
+/// The embedding settings of a default config with the installed model.
+pub fn settings() -> Result<Settings> {
     let (model_dir, runtime) = installed_model()?;
-    let settings = Settings {
+    Ok(Settings {
         model_dir,
         runtime_candidates: vec![runtime],
         max_tokens: 256,
@@ -192,7 +191,13 @@ pub fn engine(database: &Path, vector_path: &Path) -> Result<Engine> {
         threads: 0,
         enabled: true,
         cache_dir: None,
-    };
+    })
+}
+
+/// Opens a store with its model and vectors, as `deja recall` does.
+pub fn engine(database: &Path, vector_path: &Path) -> Result<Engine> {
+    let store = Store::open_read(database)?;
+    let settings = settings()?;
     let embedder = Embedder::load(&settings, Known::from_store(&store).as_ref())?;
     let model = store
         .meta("embed_model")?

@@ -10,6 +10,7 @@ use deja_core::recall::Tuning;
 
 use crate::env::{mb, percentiles};
 use crate::quality::{self, category_name, QualityReport};
+use crate::scale::{self, Scale};
 use crate::throughput::{self, Throughput};
 
 fn machine() -> String {
@@ -166,33 +167,73 @@ pub fn quality_tables(r: &QualityReport, cold: Option<(f64, f64, u64)>) -> Strin
     s
 }
 
+/// The table of the synthetic-vector scale runs.
+pub fn scale_table(rows: &[Scale]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "| messages | units | index s (embeddings off) | msg/s | index peak RSS MB | re-index ms | re-index / index | vectors written + usearch built s | cold hybrid `deja recall` p50 / p95 ms | recall peak RSS MB | cold lexical p50 / p95 ms | in-process hybrid p50 / p95 ms | store on disk MB |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for t in rows {
+        let secs = t.index.wall.as_secs_f64();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.1} | {:.0} | {:.0} | {:.0} | {:.2}% | {:.1} | {:.0} / {:.0} | {:.0} | {:.0} / {:.0} | {:.1} / {:.1} | {:.1} |",
+            t.stored,
+            t.units,
+            secs,
+            t.stored as f64 / secs,
+            mb(t.index.peak_rss),
+            t.reindex.wall.as_secs_f64() * 1000.0,
+            t.reindex.wall.as_secs_f64() / secs * 100.0,
+            t.fill.as_secs_f64(),
+            t.cold.0,
+            t.cold.1,
+            mb(t.cold.2.max(t.cold_lexical.2)),
+            t.cold_lexical.0,
+            t.cold_lexical.1,
+            t.warm.0,
+            t.warm.1,
+            mb(t.disk),
+        );
+    }
+    s
+}
+
+/// Prints one finished section at once, so a long run shows its results as
+/// it goes and an interrupted one keeps what it measured.
+fn emit(section: &str) {
+    use std::io::Write as _;
+    print!("{section}");
+    let _ = std::io::stdout().flush();
+}
+
 /// Runs everything and prints the report.
 pub fn all(
     deja: &Path,
     shared: &Path,
     sizes: &[usize],
+    scales: &[usize],
     cold_runs: usize,
     smoke: bool,
 ) -> Result<()> {
     let sizes: Vec<usize> = if smoke { vec![200] } else { sizes.to_vec() };
+    let scales: Vec<usize> = if smoke { vec![1000] } else { scales.to_vec() };
     let cold_runs = if smoke { 3 } else { cold_runs };
-    let mut out = String::new();
-    let _ = writeln!(out, "Machine: {}  ", machine());
-    let _ = writeln!(
-        out,
-        "Date: {}  ",
-        chrono::Utc::now().format("%Y-%m-%d %H:%M UTC")
-    );
-    let _ = writeln!(out, "deja: {}\n", deja.display());
+    emit(&format!(
+        "Machine: {}  \nDate: {}  \ndeja: {}\n\n",
+        machine(),
+        chrono::Utc::now().format("%Y-%m-%d %H:%M UTC"),
+        deja.display()
+    ));
     let mut rows = Vec::new();
     let largest = sizes.iter().copied().max().unwrap_or(0);
     for &n in &sizes {
         eprintln!("deja-bench: throughput at {n} messages");
         rows.push(throughput::run(deja, n, cold_runs, n == largest)?);
     }
+    let mut out = String::new();
     let _ = writeln!(
         out,
-        "### Index, re-index, latency and memory (generated corpus)\n"
+        "### Index, re-index, latency and memory (generated corpus, real embeddings)\n"
     );
     out.push_str(&throughput_table(&rows));
     if let Some(q) = rows.iter().find_map(|r| r.quantization.as_ref()) {
@@ -202,16 +243,29 @@ pub fn all(
         );
         out.push_str(&quant_table(q));
     }
+    emit(&out);
+
+    let mut scaled = Vec::new();
+    for &n in &scales {
+        eprintln!("deja-bench: scale at {n} messages (synthetic vectors)");
+        scaled.push(scale::run(deja, n, cold_runs)?);
+    }
+    if !scaled.is_empty() {
+        emit(&format!(
+            "\n### At scale (generated corpus, embeddings off while indexing, synthetic vectors for recall)\n\n{}",
+            scale_table(&scaled)
+        ));
+    }
+
     eprintln!("deja-bench: one large transcript");
     let big = throughput::big_file(deja, if smoke { 2 } else { 64 })?;
-    let _ = writeln!(
-        out,
-        "\n### One large transcript (embeddings off)\n\nA {:.0} MB aider history ({} messages): indexed in {:.1} s, peak RSS {:.0} MB.",
+    emit(&format!(
+        "\n### One large transcript (embeddings off)\n\nA {:.0} MB aider history ({} messages): indexed in {:.1} s, peak RSS {:.0} MB.\n",
         mb(big.bytes),
         big.messages,
         big.cost.wall.as_secs_f64(),
         mb(big.cost.peak_rss)
-    );
+    ));
 
     eprintln!("deja-bench: LoCoMo");
     let locomo = quality::prepare(deja, shared, "", None, smoke.then_some("conv-26"))?;
@@ -232,12 +286,10 @@ pub fn all(
         &Tuning::default(),
         &[Mode::Lexical, Mode::Semantic, Mode::Hybrid],
     )?;
-    let _ = writeln!(
-        out,
-        "\n### Retrieval quality (LoCoMo, {} questions)\n",
-        locomo.questions.len()
-    );
-    out.push_str(&quality_tables(&report, Some((c50, c95, rss))));
-    print!("{out}");
+    emit(&format!(
+        "\n### Retrieval quality (LoCoMo, {} questions)\n\n{}",
+        locomo.questions.len(),
+        quality_tables(&report, Some((c50, c95, rss)))
+    ));
     Ok(())
 }

@@ -137,7 +137,7 @@ mod tests {
             zone("+09"),
             Zone::Fixed(FixedOffset::east_opt(9 * 3600).unwrap())
         );
-        for bad in ["Mars/Olympus", "+2", "+02:75", "+99:00", "", "UTC+2"] {
+        for bad in ["Mars/Olympus", "+2", "+02:75", "+99:00", "UTC+2"] {
             let err = Zone::from_setting(Some(bad)).unwrap_err();
             assert_eq!(err.kind, deja_plugin_api::ErrorKind::Config, "{bad}");
             assert!(err.message.contains("`timezone`"), "{}", err.message);

@@ -1,0 +1,191 @@
+//! Latency and memory at a size too large to embed on a small machine within
+//! a benchmark run (100k messages take hours of model time on two cores).
+//! The real `deja index` stores the generated corpus with embeddings off
+//! (parse + SQLite + FTS5 throughput, peak memory, re-index); then every
+//! message is cut into its real embedding units, and each unit gets a
+//! synthetic unit vector (seeded, uniform on the sphere) written to the store
+//! under the real model's id; the real vector sync builds the usearch index.
+//! Recall then runs exactly as for a user, with the real model embedding the
+//! query: cold `deja recall` processes and in-process search. The vectors say
+//! nothing about quality; random vectors are the hard case for the HNSW
+//! search, so latency is if anything overstated.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use deja_config::Mode;
+use deja_core::embed::Embedder;
+use deja_core::recall::{self, Candidates};
+use deja_core::store::{sha256_hex, Store};
+use deja_core::vectors::{self, to_blob};
+use rusqlite::params;
+
+use crate::env::{percentiles, BenchEnv, Cost};
+use crate::generate::{self, Rng};
+use crate::quality::{engine, settings};
+use crate::throughput::QUERIES;
+
+/// Results at one size.
+#[derive(Debug, Clone)]
+pub struct Scale {
+    /// Messages stored.
+    pub stored: i64,
+    /// Embedding units (one synthetic vector each).
+    pub units: usize,
+    /// `deja index` with embeddings off.
+    pub index: Cost,
+    /// A second `deja index`, nothing changed.
+    pub reindex: Cost,
+    /// Writing the synthetic vectors and building the vector index.
+    pub fill: Duration,
+    /// Cold hybrid `deja recall` processes: (p50 ms, p95 ms, peak RSS bytes).
+    pub cold: (f64, f64, u64),
+    /// Cold `deja recall --mode lexical` processes: (p50 ms, p95 ms, peak RSS bytes).
+    pub cold_lexical: (f64, f64, u64),
+    /// In-process hybrid recall, query embedding included: (p50 ms, p95 ms).
+    pub warm: (f64, f64),
+    /// Store size on disk (database + vectors), bytes.
+    pub disk: u64,
+}
+
+/// Runs the measurements at `messages`.
+pub fn run(deja: &Path, messages: usize, cold_runs: usize) -> Result<Scale> {
+    let mut env = BenchEnv::new(deja, "enabled = false\n")?;
+    generate::corpus(&env.home, messages, 42 + messages as u64)?;
+    env.set("GEMINI_CLI_HOME", env.home.clone());
+    let index = env.run(&["index"])?;
+    let reindex = env.run(&["index"])?;
+
+    let started = Instant::now();
+    let units = fill_vectors(&env.database(), &env.vectors())?;
+    let fill = started.elapsed();
+
+    // Embeddings on again: this run finds nothing to embed and derives the
+    // fast-loading query model, as a user's first `deja index` would have.
+    env.configure("")?;
+    env.run(&["index"])?;
+    anyhow::ensure!(
+        vectors::in_sync(&Store::open_read(&env.database())?, &env.vectors())?,
+        "the vector index does not match the store after the fill"
+    );
+
+    let cold = cold_runs_of(&env, cold_runs, &[])?;
+    let cold_lexical = cold_runs_of(&env, cold_runs, &["--mode", "lexical"])?;
+
+    let mut e = engine(&env.database(), &env.vectors())?;
+    let stored = e.store.counts()?.messages;
+    let mut warm = Vec::new();
+    for round in 0..3 {
+        for q in QUERIES {
+            let started = Instant::now();
+            let qv = e.embedder.embed_query(q)?;
+            recall::search(
+                &e.store,
+                q,
+                Mode::Hybrid,
+                &Candidates::default(),
+                Some((&e.vectors, qv.as_slice())),
+                10,
+            )?;
+            if round > 0 {
+                warm.push(started.elapsed().as_secs_f64() * 1000.0);
+            }
+        }
+    }
+    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    Ok(Scale {
+        stored,
+        units,
+        index,
+        reindex,
+        fill,
+        cold,
+        cold_lexical,
+        warm: percentiles(warm),
+        disk: size(&env.database()) + size(&env.vectors()),
+    })
+}
+
+fn cold_runs_of(env: &BenchEnv, runs: usize, extra: &[&str]) -> Result<(f64, f64, u64)> {
+    let mut times = Vec::new();
+    let mut rss = 0;
+    for i in 0..runs {
+        let mut args = vec!["recall", QUERIES[i % QUERIES.len()], "-n", "10"];
+        args.extend_from_slice(extra);
+        let c = env.run(&args)?;
+        times.push(c.wall.as_secs_f64() * 1000.0);
+        rss = rss.max(c.peak_rss);
+    }
+    let (p50, p95) = percentiles(times);
+    Ok((p50, p95, rss))
+}
+
+/// Gives every message its real embedding units, each with a synthetic
+/// vector, recorded under the real model's id, and syncs the vector index.
+fn fill_vectors(database: &Path, vector_path: &Path) -> Result<usize> {
+    let store = Store::open(database)?;
+    let embedder = Embedder::load(&settings()?, None)?;
+    let known = embedder.known();
+    known.save(&store)?;
+    // The store's own connection is the library's; the benchmark writes
+    // through a second one, as another process would.
+    let mut conn = rusqlite::Connection::open(database)?;
+    conn.busy_timeout(Duration::from_secs(30))?;
+    let messages: Vec<(i64, i64, String)> = {
+        let mut stmt = conn.prepare("SELECT id, session, text FROM messages ORDER BY session, position")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let mut rng = Rng::new(7);
+    let mut count = 0;
+    let tx = conn.transaction()?;
+    {
+        let mut put = tx.prepare(
+            "INSERT OR IGNORE INTO embeddings (text_hash, model, vector) VALUES (?1, ?2, ?3)",
+        )?;
+        let mut unit = tx.prepare(
+            "INSERT OR IGNORE INTO chunks (message, ordinal, text_hash) VALUES (?1, ?2, ?3)",
+        )?;
+        for (i, (id, session, text)) in messages.iter().enumerate() {
+            if text.trim().is_empty() {
+                continue;
+            }
+            let neighbour = |j: Option<usize>| {
+                j.and_then(|j| messages.get(j))
+                    .filter(|m| m.1 == *session)
+                    .map(|m| m.2.as_str())
+            };
+            let units = embedder.units(neighbour(i.checked_sub(1)), text, neighbour(Some(i + 1)));
+            for (ordinal, u) in units.iter().enumerate() {
+                let hash = sha256_hex(u.as_bytes());
+                put.execute(params![
+                    hash,
+                    known.id,
+                    to_blob(&random_unit(&mut rng, known.dims))
+                ])?;
+                unit.execute(params![id, ordinal as i64, hash])?;
+                count += 1;
+            }
+        }
+    }
+    tx.commit()?;
+    drop(embedder);
+    vectors::sync(&store, vector_path, &known.id, known.dims)
+        .context("building the vector index")?;
+    Ok(count)
+}
+
+/// A vector uniform on the unit sphere (normalized Gaussian components).
+fn random_unit(rng: &mut Rng, dims: usize) -> Vec<f32> {
+    let mut uniform = || (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+    let mut v: Vec<f32> = (0..dims)
+        .map(|_| {
+            let (a, b) = (uniform().max(f64::MIN_POSITIVE), uniform());
+            ((-2.0 * a.ln()).sqrt() * (std::f64::consts::TAU * b).cos()) as f32
+        })
+        .collect();
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(f32::MIN_POSITIVE);
+    v.iter_mut().for_each(|x| *x /= norm);
+    v
+}

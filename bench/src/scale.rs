@@ -133,7 +133,8 @@ fn fill_vectors(database: &Path, vector_path: &Path) -> Result<usize> {
     let mut conn = rusqlite::Connection::open(database)?;
     conn.busy_timeout(Duration::from_secs(30))?;
     let messages: Vec<(i64, i64, String)> = {
-        let mut stmt = conn.prepare("SELECT id, session, text FROM messages ORDER BY session, position")?;
+        let mut stmt =
+            conn.prepare("SELECT id, session, text FROM messages ORDER BY session, position")?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         rows.collect::<rusqlite::Result<_>>()?
     };
@@ -185,7 +186,12 @@ fn random_unit(rng: &mut Rng, dims: usize) -> Vec<f32> {
             ((-2.0 * a.ln()).sqrt() * (std::f64::consts::TAU * b).cos()) as f32
         })
         .collect();
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(f32::MIN_POSITIVE);
+    let norm = v
+        .iter()
+        .map(|x| x * x)
+        .sum::<f32>()
+        .sqrt()
+        .max(f32::MIN_POSITIVE);
     v.iter_mut().for_each(|x| *x /= norm);
     v
 }

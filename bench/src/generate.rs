@@ -1,7 +1,10 @@
 //! A generator of realistic transcripts for throughput runs: aider histories
 //! with several sessions per file and Gemini CLI JSONL/JSON recordings, half
-//! the messages each, with varied lengths, code blocks and identifiers.
-//! Deterministic for a given size.
+//! the messages each, with varied lengths, code blocks and identifiers. Words
+//! follow natural frequencies: everyday words by Zipf's law, and each session
+//! keeps to a topic of a few technical words out of several hundred, so a
+//! technical word appears in a few percent of the messages, as in a real
+//! history, not in every other one. Deterministic for a given size.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -37,41 +40,43 @@ impl Rng {
     }
 }
 
-const WORDS: &[&str] = &[
-    "the",
+/// Everyday words of developer talk, most frequent first (drawn with Zipf weights).
+const GENERAL: &[&str] = &[
+    "the", "to", "and", "a", "of", "is", "in", "it", "that", "this", "we", "for", "you", "on",
+    "be", "with", "should", "not", "can", "so", "but", "if", "then", "now", "also", "need", "use",
+    "add", "fix", "change", "check", "make", "run", "see", "when", "from", "instead", "only",
+    "after", "before", "because", "just", "still", "again", "every", "new", "same", "other",
+    "first", "last", "all", "some", "way", "case", "here", "there", "works", "fails", "missing",
+    "returns", "calls", "looks", "seems", "happens", "wrong", "right", "better", "simple", "small",
+    "large", "slow", "fast", "update", "remove", "rename", "move", "split", "merge", "refactor",
+    "simplify", "document", "explain", "bug", "issue", "problem", "error", "value", "result",
+    "code", "line", "file", "test", "function", "call", "version", "step", "part", "thing", "time",
+    "place", "order", "list", "name", "type", "data", "output", "input",
+];
+
+/// Technical words; each session is about a handful of them (its topic).
+const DOMAIN: &[&str] = &[
     "query",
     "tenant",
     "handler",
     "request",
-    "returns",
-    "error",
-    "when",
+    "response",
     "cache",
     "expires",
-    "before",
     "retry",
-    "the",
     "service",
     "config",
     "loads",
-    "from",
     "environment",
-    "and",
-    "fails",
-    "test",
     "flaky",
-    "because",
     "timeout",
     "database",
     "migration",
-    "adds",
     "column",
     "index",
-    "slow",
     "scan",
     "table",
     "join",
-    "missing",
     "predicate",
     "invoice",
     "customer",
@@ -91,11 +96,9 @@ const WORDS: &[&str] = &[
     "stage",
     "layer",
     "terraform",
-    "state",
     "lock",
     "module",
     "variable",
-    "output",
     "pipeline",
     "deploy",
     "staging",
@@ -138,12 +141,10 @@ const WORDS: &[&str] = &[
     "schema",
     "validate",
     "field",
-    "type",
     "struct",
     "enum",
     "trait",
     "interface",
-    "function",
     "method",
     "closure",
     "async",
@@ -153,89 +154,356 @@ const WORDS: &[&str] = &[
     "channel",
     "buffer",
     "stream",
-    "file",
-    "path",
     "directory",
-    "permission",
     "socket",
     "port",
-    "we",
-    "should",
-    "could",
-    "need",
-    "to",
-    "check",
-    "whether",
-    "this",
-    "is",
-    "because",
-    "so",
-    "then",
-    "also",
-    "instead",
-    "only",
-    "every",
-    "after",
-    "fix",
-    "change",
-    "update",
-    "remove",
-    "add",
-    "rename",
-    "move",
-    "split",
-    "merge",
-    "refactor",
-    "simplify",
-    "document",
-    "explain",
+    "webhook",
+    "payload",
+    "signature",
+    "stripe",
+    "refund",
+    "subscription",
+    "plan",
+    "billing",
+    "currency",
+    "rounding",
+    "decimal",
+    "locale",
+    "timezone",
+    "calendar",
+    "invite",
+    "email",
+    "template",
+    "smtp",
+    "bounce",
+    "unsubscribe",
+    "newsletter",
+    "upload",
+    "bucket",
+    "s3",
+    "presigned",
+    "thumbnail",
+    "resize",
+    "codec",
+    "video",
+    "transcode",
+    "playlist",
+    "subtitle",
+    "search",
+    "ranking",
+    "embedding",
+    "vector",
+    "tokenizer",
+    "stemming",
+    "synonym",
+    "typo",
+    "autocomplete",
+    "suggestion",
+    "graphql",
+    "resolver",
+    "mutation",
+    "fragment",
+    "apollo",
+    "relay",
+    "websocket",
+    "reconnect",
+    "heartbeat",
+    "backoff",
+    "jitter",
+    "circuit",
+    "breaker",
+    "bulkhead",
+    "sidecar",
+    "envoy",
+    "ingress",
+    "egress",
+    "certificate",
+    "tls",
+    "renewal",
+    "acme",
+    "dns",
+    "record",
+    "cname",
+    "ttl",
+    "propagation",
+    "cdn",
+    "purge",
+    "edge",
+    "origin",
+    "shield",
+    "kubernetes",
+    "pod",
+    "deployment",
+    "replica",
+    "autoscaler",
+    "helm",
+    "namespace",
+    "secret",
+    "configmap",
+    "volume",
+    "persistent",
+    "claim",
+    "snapshot",
+    "backup",
+    "restore",
+    "wal",
+    "vacuum",
+    "autovacuum",
+    "bloat",
+    "deadlock",
+    "isolation",
+    "serializable",
+    "transaction",
+    "savepoint",
+    "trigger",
+    "sequence",
+    "uuid",
+    "ulid",
+    "snowflake",
+    "shard",
+    "partition",
+    "leader",
+    "follower",
+    "raft",
+    "consensus",
+    "election",
+    "quorum",
+    "gossip",
+    "membership",
+    "kafka",
+    "consumer",
+    "producer",
+    "lag",
+    "rebalance",
+    "topic",
+    "retention",
+    "compaction",
+    "avro",
+    "protobuf",
+    "grpc",
+    "stub",
+    "codegen",
+    "linter",
+    "formatter",
+    "prettier",
+    "eslint",
+    "clippy",
+    "rustfmt",
+    "mypy",
+    "pytest",
+    "fixture",
+    "mock",
+    "spy",
+    "coverage",
+    "benchmark",
+    "profiler",
+    "flamegraph",
+    "allocation",
+    "leak",
+    "heap",
+    "stack",
+    "overflow",
+    "recursion",
+    "iterator",
+    "generator",
+    "coroutine",
+    "promise",
+    "future",
+    "executor",
+    "runtime",
+    "tokio",
+    "actor",
+    "supervisor",
+    "mailbox",
+    "scheduler",
+    "quota",
+    "throttle",
+    "ratelimit",
+    "captcha",
+    "spam",
+    "abuse",
+    "moderation",
+    "flag",
+    "audit",
+    "compliance",
+    "gdpr",
+    "anonymize",
+    "encryption",
+    "kms",
+    "rotation",
+    "keychain",
+    "oauth",
+    "oidc",
+    "saml",
+    "sso",
+    "scim",
+    "provisioning",
+    "tenancy",
+    "workspace",
+    "org",
+    "seat",
+    "license",
+    "trial",
+    "onboarding",
+    "wizard",
+    "tooltip",
+    "modal",
+    "drawer",
+    "sidebar",
+    "navbar",
+    "breadcrumb",
+    "accessibility",
+    "aria",
+    "contrast",
+    "keyboard",
+    "focus",
+    "screenreader",
+    "i18n",
+    "translation",
+    "plural",
+    "rtl",
+    "font",
+    "icon",
+    "svg",
+    "canvas",
+    "webgl",
+    "shader",
+    "texture",
+    "sprite",
+    "animation",
+    "easing",
+    "transition",
+    "layout",
+    "flexbox",
+    "grid",
+    "viewport",
+    "responsive",
+    "breakpoint",
+    "hydration",
+    "ssr",
+    "prefetch",
+    "bundle",
+    "chunk",
+    "treeshaking",
+    "minify",
+    "sourcemap",
+    "monorepo",
+    "lockfile",
+    "semver",
+    "changelog",
+    "release",
+    "tag",
+    "hotfix",
+    "cherry",
+    "bisect",
+    "rebase",
+    "squash",
 ];
 
+/// Words of one topic.
+const TOPIC_WORDS: usize = 8;
+
+/// Code lines; `{a}`, `{b}` and `{A}` become the session's topic words (`{A}`
+/// capitalized), so code carries its project's names as real code does.
 const CODE: &[&str] = &[
-    "fn load(path: &Path) -> Result<Config> {",
+    "fn load_{a}(path: &Path) -> Result<{A}> {",
     "    let text = std::fs::read_to_string(path)?;",
     "    toml::from_str(&text).map_err(Error::from)",
     "}",
-    "SELECT id, total FROM invoices WHERE tenant_id = $1 ORDER BY created_at DESC;",
-    "const series = useMemo(() => build(points), [points]);",
-    "if err != nil { return fmt.Errorf(\"load: %w\", err) }",
-    "for item in items.iter().filter(|i| i.active) {",
-    "    total += item.amount;",
-    "resource \"aws_dynamodb_table\" \"lock\" { name = \"tf-lock\" }",
-    "docker build --target runtime -t app:latest .",
-    "def retry(fn, attempts=3):",
+    "SELECT id, {a} FROM {b}s WHERE {a}_id = $1 ORDER BY created_at DESC;",
+    "const {a} = useMemo(() => build_{b}(points), [points]);",
+    "if err != nil { return fmt.Errorf(\"{a}: %w\", err) }",
+    "for item in {a}s.iter().filter(|i| i.{b}) {",
+    "    total += item.{a};",
+    "resource \"aws_{a}\" \"{b}\" { name = \"{a}-{b}\" }",
+    "class {A}{B}:",
+    "def {a}_{b}(self, attempts=3):",
     "    for i in range(attempts):",
+    "        return self.{a}.{b}()",
+    "export function use{A}({b}: {B}) {",
+    "  const [{a}, set{A}] = useState(null);",
+    "#[derive(Debug, Clone)]",
+    "pub struct {A}{B} { {a}: String, {b}: u64 }",
 ];
 
-fn sentence(rng: &mut Rng, words: usize) -> String {
+/// A code line with the topic's words filled in.
+fn code_line(rng: &mut Rng, topic: &Topic) -> String {
+    let (a, b) = (topic.word(rng), topic.word(rng));
+    let cap = |w: &str| {
+        let mut c = w.chars();
+        c.next()
+            .map(|f| f.to_uppercase().chain(c).collect::<String>())
+            .unwrap_or_default()
+    };
+    rng.pick(CODE)
+        .replace("{a}", a)
+        .replace("{b}", b)
+        .replace("{A}", &cap(a))
+        .replace("{B}", &cap(b))
+}
+
+/// What a session is about: a few technical words it keeps coming back to.
+#[derive(Debug, Clone)]
+pub struct Topic(Vec<&'static str>);
+
+impl Topic {
+    /// A random topic.
+    pub fn new(rng: &mut Rng) -> Topic {
+        Topic((0..TOPIC_WORDS).map(|_| rng.pick(DOMAIN)).collect())
+    }
+
+    fn word(&self, rng: &mut Rng) -> &'static str {
+        self.0[rng.range(0, self.0.len())]
+    }
+}
+
+/// An everyday word, frequent ones far more often (log-uniform rank, i.e.
+/// Zipf's law).
+fn general(rng: &mut Rng) -> &'static str {
+    let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+    let rank = ((GENERAL.len() + 1) as f64).powf(u) as usize;
+    GENERAL[rank.saturating_sub(1).min(GENERAL.len() - 1)]
+}
+
+fn sentence(rng: &mut Rng, topic: &Topic, words: usize) -> String {
     let mut s = String::new();
     for i in 0..words {
         if i > 0 {
             s.push(' ');
         }
-        if rng.range(0, 40) == 0 {
+        match rng.range(0, 40) {
             // A unique-looking identifier now and then.
-            let _ = write!(
-                s,
-                "{}_{}{}",
-                rng.pick(WORDS),
-                rng.pick(WORDS),
-                rng.range(0, 1000)
-            );
-        } else {
-            s.push_str(rng.pick(WORDS));
+            0 => {
+                let _ = write!(
+                    s,
+                    "{}_{}{}",
+                    topic.word(rng),
+                    topic.word(rng),
+                    rng.range(0, 1000)
+                );
+            }
+            // Another technical word in passing.
+            1 => s.push_str(rng.pick(DOMAIN)),
+            2..=13 => s.push_str(topic.word(rng)),
+            _ => s.push_str(general(rng)),
         }
     }
     s.push('.');
     s
 }
 
-/// A message body: users write a sentence or two, assistants paragraphs and
-/// sometimes code.
+/// A message body on a random topic.
 pub fn message(rng: &mut Rng, user: bool) -> String {
+    let topic = Topic::new(rng);
+    message_on(rng, &topic, user)
+}
+
+/// A message body about `topic`: users write a sentence or two, assistants
+/// paragraphs and sometimes code.
+pub fn message_on(rng: &mut Rng, topic: &Topic, user: bool) -> String {
     if user {
         let n = rng.range(5, 60);
-        return sentence(rng, n);
+        return sentence(rng, topic, n);
     }
     let mut text = String::new();
     for p in 0..rng.range(1, 5) {
@@ -243,11 +511,11 @@ pub fn message(rng: &mut Rng, user: bool) -> String {
             text.push_str("\n\n");
         }
         let n = rng.range(10, 120);
-        text.push_str(&sentence(rng, n));
+        text.push_str(&sentence(rng, topic, n));
         if rng.range(0, 3) == 0 {
             text.push_str("\n\n```\n");
             for _ in 0..rng.range(2, 10) {
-                text.push_str(rng.pick(CODE));
+                text.push_str(&code_line(rng, topic));
                 text.push('\n');
             }
             text.push_str("```");
@@ -289,13 +557,14 @@ pub fn corpus(home: &Path, messages: usize, seed: u64) -> Result<Generated> {
             t.format("%Y-%m-%d %H:%M:%S")
         );
         f.push_str("> aider --model sonnet  \n> Aider v0.86.2  \n> Main model: sonnet with diff edit format  \n\n");
+        let topic = Topic::new(&mut rng);
         for _ in 0..rng.range(2, 20) {
-            let q = message(&mut rng, true);
+            let q = message_on(&mut rng, &topic, true);
             let _ = write!(f, "#### {q}  \n\n");
-            let a = message(&mut rng, false);
+            let a = message_on(&mut rng, &topic, false);
             let _ = write!(f, "{a}\n\n");
             if rng.range(0, 4) == 0 {
-                let _ = write!(f, "> Applied edit to src/{}.rs  \n\n", rng.pick(WORDS));
+                let _ = write!(f, "> Applied edit to src/{}.rs  \n\n", topic.word(&mut rng));
             }
             let _ = write!(f, "> Tokens: 1.2k sent, 300 received.  \n\n");
             out.messages += 2;
@@ -335,9 +604,10 @@ pub fn corpus(home: &Path, messages: usize, seed: u64) -> Result<Generated> {
             "sessionId": id, "projectHash": format!("{:064x}", p), "startTime": stamp,
             "lastUpdated": stamp, "kind": "main"
         })];
+        let topic = Topic::new(&mut rng);
         for i in 0..rng.range(2, 20) {
             let user = i % 2 == 0;
-            let text = message(&mut rng, user);
+            let text = message_on(&mut rng, &topic, user);
             let content = if user {
                 json!([{ "text": text }])
             } else {
@@ -365,12 +635,13 @@ pub fn append_session(home: &Path, seed: u64) -> Result<()> {
     let path = home.join("work/project-00/.aider.chat.history.md");
     let mut text = std::fs::read_to_string(&path)?;
     text.push_str("\n# aider chat started at 2030-01-01 09:00:00\n\n");
+    let topic = Topic::new(&mut rng);
     for _ in 0..3 {
         let _ = write!(
             text,
             "#### {}  \n\n{}\n\n",
-            message(&mut rng, true),
-            message(&mut rng, false)
+            message_on(&mut rng, &topic, true),
+            message_on(&mut rng, &topic, false)
         );
     }
     std::fs::write(path, text)?;

@@ -207,6 +207,9 @@ pub fn search(
     } else {
         total
     };
+    if !restricted && args.is_empty() {
+        return search_unrestricted(store, &terms, level, total, k);
+    }
     let shifted = shift_placeholders(&cond, 1);
 
     let mut scores: std::collections::HashMap<i64, f64> = std::collections::HashMap::new();
@@ -272,6 +275,58 @@ pub fn search(
     let mut out: Vec<(i64, f64)> = scores.into_iter().map(|(id, s)| (id, s / weight)).collect();
     out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     out.truncate(k);
+    Ok(out)
+}
+
+/// [`search`] without filters: every document is in scope, so each term's
+/// local IDF is FTS5's own and the score is FTS5's BM25 of all the terms at
+/// once, which one query computes (each document is scored once, not once
+/// per term), divided by the query's weight.
+fn search_unrestricted(
+    store: &Store,
+    terms: &[String],
+    level: Level,
+    total: f64,
+    k: usize,
+) -> crate::store::Result<Vec<(i64, f64)>> {
+    let conn = store.conn();
+    let wrap = |e| store.wrap(e);
+    let fts = level.fts();
+    let mut weight = 0.0;
+    let mut present = Vec::new();
+    for term in terms {
+        let phrase = format!("\"{}\"", term.replace('"', ""));
+        let global: f64 = conn
+            .query_row(
+                &format!("SELECT count(*) FROM {fts} WHERE {fts} MATCH ?1"),
+                [&phrase],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(wrap)? as f64;
+        weight += idf(total.max(global), global);
+        if global > 0.0 {
+            present.push(term.clone());
+        }
+    }
+    let Some(expression) = match_expression(&present) else {
+        return Ok(Vec::new());
+    };
+    if weight <= 0.0 {
+        return Ok(Vec::new());
+    }
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT rowid, -bm25({fts}) FROM {fts} WHERE {fts} MATCH ?1
+             ORDER BY bm25({fts}) LIMIT ?2"
+        ))
+        .map_err(wrap)?;
+    let rows = stmt
+        .query_map(rusqlite::params![expression, k as i64], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)? / weight))
+        })
+        .map_err(wrap)?;
+    let mut out: Vec<(i64, f64)> = rows.collect::<rusqlite::Result<_>>().map_err(wrap)?;
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     Ok(out)
 }
 

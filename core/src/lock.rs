@@ -65,13 +65,15 @@ pub fn acquire(
         path: path.to_path_buf(),
         source,
     };
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .map_err(io)?;
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Like every file of the store: private.
+        options.mode(0o600);
+    }
+    let mut file = options.open(path).map_err(io)?;
     let started = Instant::now();
     let mut told = false;
     loop {

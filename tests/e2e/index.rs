@@ -297,6 +297,7 @@ fn store_and_folder_are_private() {
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&sb.data_dir()), 0o700);
     assert_eq!(mode(&sb.database()), 0o600);
+    assert_eq!(mode(&sb.data_dir().join("index.lock")), 0o600);
 }
 
 #[test]

@@ -100,6 +100,12 @@ impl BenchEnv {
         self.home.join(".local/share/deja/vectors.usearch")
     }
 
+    /// Bytes on disk of the index database and the vector index.
+    pub fn store_size(&self) -> u64 {
+        let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+        size(&self.database()) + size(&self.vectors())
+    }
+
     /// Runs deja with `args`, discarding its output, and measures it.
     ///
     /// Peak memory comes from GNU time when it is installed: a child's

@@ -14,17 +14,15 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use deja_config::Mode;
 use deja_core::embed::Embedder;
-use deja_core::recall::{self, Candidates};
 use deja_core::store::{sha256_hex, Store};
 use deja_core::vectors::{self, to_blob};
 use rusqlite::params;
 
-use crate::env::{percentiles, BenchEnv, Cost};
+use crate::env::{BenchEnv, Cost};
 use crate::generate::{self, Rng};
 use crate::quality::{engine, settings};
-use crate::throughput::QUERIES;
+use crate::throughput::{cold_latency, warm_latency};
 
 /// Results at one size.
 #[derive(Debug, Clone)]
@@ -70,30 +68,12 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize) -> Result<Scale> {
         "the vector index does not match the store after the fill"
     );
 
-    let cold = cold_runs_of(&env, cold_runs, &[])?;
-    let cold_lexical = cold_runs_of(&env, cold_runs, &["--mode", "lexical"])?;
+    let cold = cold_latency(&env, cold_runs, &[])?;
+    let cold_lexical = cold_latency(&env, cold_runs, &["--mode", "lexical"])?;
 
     let mut e = engine(&env.database(), &env.vectors())?;
     let stored = e.store.counts()?.messages;
-    let mut warm = Vec::new();
-    for round in 0..3 {
-        for q in QUERIES {
-            let started = Instant::now();
-            let qv = e.embedder.embed_query(q)?;
-            recall::search(
-                &e.store,
-                q,
-                Mode::Hybrid,
-                &Candidates::default(),
-                Some((&e.vectors, qv.as_slice())),
-                10,
-            )?;
-            if round > 0 {
-                warm.push(started.elapsed().as_secs_f64() * 1000.0);
-            }
-        }
-    }
-    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let warm = warm_latency(&mut e)?;
     Ok(Scale {
         stored,
         units,
@@ -102,23 +82,9 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize) -> Result<Scale> {
         fill,
         cold,
         cold_lexical,
-        warm: percentiles(warm),
-        disk: size(&env.database()) + size(&env.vectors()),
+        warm,
+        disk: env.store_size(),
     })
-}
-
-fn cold_runs_of(env: &BenchEnv, runs: usize, extra: &[&str]) -> Result<(f64, f64, u64)> {
-    let mut times = Vec::new();
-    let mut rss = 0;
-    for i in 0..runs {
-        let mut args = vec!["recall", QUERIES[i % QUERIES.len()], "-n", "10"];
-        args.extend_from_slice(extra);
-        let c = env.run(&args)?;
-        times.push(c.wall.as_secs_f64() * 1000.0);
-        rss = rss.max(c.peak_rss);
-    }
-    let (p50, p95) = percentiles(times);
-    Ok((p50, p95, rss))
 }
 
 /// Gives every message its real embedding units, each with a synthetic

@@ -12,7 +12,7 @@ use deja_core::recall::{self, Candidates};
 
 use crate::env::{percentiles, BenchEnv, Cost};
 use crate::generate;
-use crate::quality::engine;
+use crate::quality::{engine, Engine};
 
 /// Queries for latency runs.
 pub const QUERIES: &[&str] = &[
@@ -83,15 +83,7 @@ pub fn run(
     generate::append_session(&env.home, 7)?;
     let append = env.run(&["index"])?;
 
-    let mut cold = Vec::new();
-    let mut cold_rss = 0;
-    for i in 0..cold_runs {
-        let q = QUERIES[i % QUERIES.len()];
-        let c = env.run(&["recall", q, "-n", "10"])?;
-        cold.push(c.wall.as_secs_f64() * 1000.0);
-        cold_rss = cold_rss.max(c.peak_rss);
-    }
-    let (c50, c95) = percentiles(cold);
+    let cold = cold_latency(&env, cold_runs, &[])?;
 
     let mut e = engine(&env.database(), &env.vectors())?;
     let counts = e.store.counts()?;
@@ -117,6 +109,45 @@ pub fn run(
     e.embedder.embed(&units)?;
     let embed_alone = started.elapsed();
 
+    let warm = warm_latency(&mut e)?;
+    let disk = env.store_size();
+    Ok(Throughput {
+        stored: counts.messages,
+        units: counts.chunks,
+        index,
+        embed_alone,
+        reindex,
+        append,
+        cold,
+        warm,
+        disk,
+        quantization: if quantization {
+            Some(crate::quant::measure(&e.store, 200)?)
+        } else {
+            None
+        },
+    })
+}
+
+/// Cold `deja recall` processes over [`QUERIES`] with `extra` arguments:
+/// (p50 ms, p95 ms, peak RSS bytes).
+pub fn cold_latency(env: &BenchEnv, runs: usize, extra: &[&str]) -> Result<(f64, f64, u64)> {
+    let mut times = Vec::new();
+    let mut rss = 0;
+    for i in 0..runs {
+        let mut args = vec!["recall", QUERIES[i % QUERIES.len()], "-n", "10"];
+        args.extend_from_slice(extra);
+        let c = env.run(&args)?;
+        times.push(c.wall.as_secs_f64() * 1000.0);
+        rss = rss.max(c.peak_rss);
+    }
+    let (p50, p95) = percentiles(times);
+    Ok((p50, p95, rss))
+}
+
+/// In-process hybrid recall over [`QUERIES`], query embedding included, after
+/// one warm-up round: (p50 ms, p95 ms).
+pub fn warm_latency(e: &mut Engine) -> Result<(f64, f64)> {
     let mut warm = Vec::new();
     for round in 0..3 {
         for q in QUERIES {
@@ -135,28 +166,7 @@ pub fn run(
             }
         }
     }
-    let disk = std::fs::metadata(env.database())
-        .map(|m| m.len())
-        .unwrap_or(0)
-        + std::fs::metadata(env.vectors())
-            .map(|m| m.len())
-            .unwrap_or(0);
-    Ok(Throughput {
-        stored: counts.messages,
-        units: counts.chunks,
-        index,
-        embed_alone,
-        reindex,
-        append,
-        cold: (c50, c95, cold_rss),
-        warm: percentiles(warm),
-        disk,
-        quantization: if quantization {
-            Some(crate::quant::measure(&e.store, 200)?)
-        } else {
-            None
-        },
-    })
+    Ok(percentiles(warm))
 }
 
 /// Indexing one large aider history with embeddings off: time and memory.

@@ -73,10 +73,7 @@ pub fn phrase_coverage(
     let cond = shift_placeholders(&cond, 1);
     let share = 1.0 / pairs.len() as f64;
     for pair in &pairs {
-        let mut a = vec![rusqlite::types::Value::Text(format!(
-            "\"{}\"",
-            pair.replace('"', "")
-        ))];
+        let mut a = vec![rusqlite::types::Value::Text(quote(pair))];
         a.extend(args.iter().cloned());
         let mut stmt = store
             .conn()
@@ -95,6 +92,25 @@ pub fn phrase_coverage(
     Ok(out)
 }
 
+/// `text` as one FTS5 phrase: quoted, with any quote inside removed, so no
+/// input is FTS5 syntax.
+fn quote(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', ""))
+}
+
+/// How many documents of `fts` hold `phrase` (a [`quote`]d term).
+fn doc_count(store: &Store, fts: &str, phrase: &str) -> crate::store::Result<f64> {
+    store
+        .conn()
+        .query_row(
+            &format!("SELECT count(*) FROM {fts} WHERE {fts} MATCH ?1"),
+            [phrase],
+            |r| r.get::<_, i64>(0),
+        )
+        .map(|n| n as f64)
+        .map_err(|e| store.wrap(e))
+}
+
 /// An FTS5 MATCH expression for `terms`: each term quoted, any of them may match.
 pub fn match_expression(terms: &[String]) -> Option<String> {
     if terms.is_empty() {
@@ -103,7 +119,7 @@ pub fn match_expression(terms: &[String]) -> Option<String> {
     Some(
         terms
             .iter()
-            .map(|t| format!("\"{}\"", t.replace('"', "")))
+            .map(|t| quote(t))
             .collect::<Vec<_>>()
             .join(" OR "),
     )
@@ -215,14 +231,9 @@ pub fn search(
     let mut scores: std::collections::HashMap<i64, f64> = std::collections::HashMap::new();
     let mut weight = 0.0;
     for term in &terms {
-        let phrase = rusqlite::types::Value::Text(format!("\"{}\"", term.replace('"', "")));
-        let global: f64 = conn
-            .query_row(
-                &format!("SELECT count(*) FROM {fts} WHERE {fts} MATCH ?1"),
-                [&phrase],
-                |r| r.get::<_, i64>(0),
-            )
-            .map_err(wrap)? as f64;
+        let quoted = quote(term);
+        let global = doc_count(store, fts, &quoted)?;
+        let phrase = rusqlite::types::Value::Text(quoted);
         if global == 0.0 {
             // A word no document has still belongs to the query: its weight
             // counts, so matching the query's other words is a partial match.
@@ -295,14 +306,7 @@ fn search_unrestricted(
     let mut weight = 0.0;
     let mut present = Vec::new();
     for term in terms {
-        let phrase = format!("\"{}\"", term.replace('"', ""));
-        let global: f64 = conn
-            .query_row(
-                &format!("SELECT count(*) FROM {fts} WHERE {fts} MATCH ?1"),
-                [&phrase],
-                |r| r.get::<_, i64>(0),
-            )
-            .map_err(wrap)? as f64;
+        let global = doc_count(store, fts, &quote(term))?;
         weight += idf(total.max(global), global);
         if global > 0.0 {
             present.push(term.clone());

@@ -67,6 +67,13 @@ enum Cmd {
         /// Cold recall processes.
         #[arg(long, default_value_t = 20)]
         cold_runs: usize,
+        /// Time the embedder alone on about this many messages (whole
+        /// sessions, every k-th one) instead of all of them.
+        #[arg(long)]
+        embed_sample: Option<usize>,
+        /// Skip the scalar-type comparison.
+        #[arg(long)]
+        no_quantization: bool,
     },
     /// Latency and memory at one size, with synthetic vectors.
     Scale {
@@ -196,8 +203,16 @@ fn main() -> Result<()> {
         Cmd::Throughput {
             messages,
             cold_runs,
+            embed_sample,
+            no_quantization,
         } => {
-            let t = throughput::run(&deja, *messages, *cold_runs, true)?;
+            let t = throughput::run(
+                &deja,
+                *messages,
+                *cold_runs,
+                !*no_quantization,
+                *embed_sample,
+            )?;
             print!("{}", report::throughput_table(std::slice::from_ref(&t)));
             if let Some(q) = &t.quantization {
                 print!("{}", report::quant_table(q));

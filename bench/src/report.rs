@@ -73,6 +73,15 @@ pub fn throughput_table(rows: &[Throughput]) -> String {
             mb(t.disk),
         );
     }
+    for t in rows.iter().filter(|t| t.embed_messages != t.stored) {
+        let _ = writeln!(
+            s,
+            "\nAt {} messages the embedder alone was timed on a sample: the {} messages of every k-th session ({:.1} s).",
+            t.stored,
+            t.embed_messages,
+            t.embed_alone.as_secs_f64()
+        );
+    }
     let _ = writeln!(s);
     let _ = writeln!(s, "| messages | cold `deja recall` p50 ms | p95 ms | recall peak RSS MB | in-process hybrid p50 ms | p95 ms |");
     let _ = writeln!(s, "|---|---|---|---|---|---|");
@@ -228,7 +237,7 @@ pub fn all(
     let largest = sizes.iter().copied().max().unwrap_or(0);
     for &n in &sizes {
         eprintln!("deja-bench: throughput at {n} messages");
-        rows.push(throughput::run(deja, n, cold_runs, n == largest)?);
+        rows.push(throughput::run(deja, n, cold_runs, n == largest, None)?);
     }
     let mut out = String::new();
     let _ = writeln!(

@@ -6,6 +6,7 @@
 mod demo;
 mod env;
 mod generate;
+mod profile;
 mod quality;
 mod quant;
 mod report;
@@ -38,7 +39,7 @@ enum Cmd {
     /// Everything, as a Markdown report on stdout.
     All {
         /// Corpus sizes in messages, indexed with real embeddings.
-        #[arg(long, value_delimiter = ',', default_value = "1000,10000")]
+        #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
         sizes: Vec<usize>,
         /// Corpus sizes in messages for latency and memory with synthetic
         /// vectors (embedding them for real takes hours on a small machine).
@@ -47,6 +48,10 @@ enum Cmd {
         /// Cold recall processes per size.
         #[arg(long, default_value_t = 20)]
         cold_runs: usize,
+        /// Above this many messages, the embedder alone is timed on a sample
+        /// of about this many (whole sessions, every k-th one).
+        #[arg(long, default_value_t = 20_000)]
+        embed_sample: usize,
         /// Tiny sizes and a LoCoMo subset, for CI: checks that it runs, not the targets.
         #[arg(long)]
         smoke: bool,
@@ -71,9 +76,17 @@ enum Cmd {
         /// sessions, every k-th one) instead of all of them.
         #[arg(long)]
         embed_sample: Option<usize>,
-        /// Skip the scalar-type comparison.
+        /// Skip the scalar-type comparison and the time per recall stage.
         #[arg(long)]
-        no_quantization: bool,
+        no_details: bool,
+    },
+    /// Times each stage of an in-process hybrid recall on an indexed HOME.
+    Profile {
+        /// Rounds over the latency queries (after one warm-up round).
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
+        /// The HOME whose store to search.
+        home: PathBuf,
     },
     /// Latency and memory at one size, with synthetic vectors.
     Scale {
@@ -181,8 +194,18 @@ fn main() -> Result<()> {
             sizes,
             scale,
             cold_runs,
+            embed_sample,
             smoke,
-        } => report::all(&deja, &shared, sizes, scale, *cold_runs, *smoke)?,
+        } => report::all(
+            &deja,
+            &shared,
+            sizes,
+            scale,
+            *cold_runs,
+            *embed_sample,
+            *smoke,
+        )?,
+        Cmd::Profile { rounds, home } => print!("{}", profile::run(home, *rounds)?),
         Cmd::Scale {
             messages,
             cold_runs,
@@ -204,18 +227,15 @@ fn main() -> Result<()> {
             messages,
             cold_runs,
             embed_sample,
-            no_quantization,
+            no_details,
         } => {
-            let t = throughput::run(
-                &deja,
-                *messages,
-                *cold_runs,
-                !*no_quantization,
-                *embed_sample,
-            )?;
+            let t = throughput::run(&deja, *messages, *cold_runs, !*no_details, *embed_sample)?;
             print!("{}", report::throughput_table(std::slice::from_ref(&t)));
             if let Some(q) = &t.quantization {
-                print!("{}", report::quant_table(q));
+                print!("\n{}", report::quant_table(q));
+            }
+            if let Some(table) = &t.stages {
+                print!("\n{table}");
             }
         }
         Cmd::Grid {

@@ -222,11 +222,14 @@ pub fn all(
     sizes: &[usize],
     scales: &[usize],
     cold_runs: usize,
+    embed_sample: usize,
     smoke: bool,
 ) -> Result<()> {
     let sizes: Vec<usize> = if smoke { vec![200] } else { sizes.to_vec() };
     let scales: Vec<usize> = if smoke { vec![1000] } else { scales.to_vec() };
     let cold_runs = if smoke { 3 } else { cold_runs };
+    // The smoke run samples too, so the sampled path keeps working.
+    let embed_sample = if smoke { 100 } else { embed_sample };
     emit(&format!(
         "Machine: {}  \nDate: {}  \ndeja: {}\n\n",
         machine(),
@@ -237,7 +240,8 @@ pub fn all(
     let largest = sizes.iter().copied().max().unwrap_or(0);
     for &n in &sizes {
         eprintln!("deja-bench: throughput at {n} messages");
-        rows.push(throughput::run(deja, n, cold_runs, n == largest, None)?);
+        let sample = (n > embed_sample).then_some(embed_sample);
+        rows.push(throughput::run(deja, n, cold_runs, n == largest, sample)?);
     }
     let mut out = String::new();
     let _ = writeln!(
@@ -251,6 +255,16 @@ pub fn all(
             "\n### Vector scalar type (vectors of the largest store)\n"
         );
         out.push_str(&quant_table(q));
+    }
+    if let Some((n, table)) = rows
+        .iter()
+        .find_map(|r| r.stages.as_ref().map(|t| (r.stored, t)))
+    {
+        let _ = writeln!(
+            out,
+            "\n### Where in-process recall spends its time ({n} messages, real vectors)\n"
+        );
+        out.push_str(table);
     }
     emit(&out);
 

@@ -54,6 +54,8 @@ pub struct Throughput {
     pub disk: u64,
     /// Scalar types compared on this store's vectors, when asked.
     pub quantization: Option<Vec<crate::quant::QuantRow>>,
+    /// Where in-process recall spends its time (a Markdown table), when asked.
+    pub stages: Option<String>,
 }
 
 impl Throughput {
@@ -68,7 +70,8 @@ impl Throughput {
     }
 }
 
-/// Runs every measurement at one size. `embed_sample`, when set, limits the
+/// Runs every measurement at one size; `details` adds the scalar-type
+/// comparison and the time per recall stage. `embed_sample`, when set, limits the
 /// embedder-alone pass to about that many messages: the windows of every k-th
 /// session, which keeps its mix of lengths (at 100k messages the full pass
 /// takes as long as the index itself).
@@ -76,7 +79,7 @@ pub fn run(
     deja: &Path,
     messages: usize,
     cold_runs: usize,
-    quantization: bool,
+    details: bool,
     embed_sample: Option<usize>,
 ) -> Result<Throughput> {
     let mut env = BenchEnv::new(deja, "")?;
@@ -124,6 +127,11 @@ pub fn run(
     let embed_alone = started.elapsed();
 
     let warm = warm_latency(&mut e)?;
+    let stages = if details {
+        Some(crate::profile::stages(&mut e, 3)?)
+    } else {
+        None
+    };
     let disk = env.store_size();
     Ok(Throughput {
         stored: counts.messages,
@@ -136,7 +144,8 @@ pub fn run(
         cold,
         warm,
         disk,
-        quantization: if quantization {
+        stages,
+        quantization: if details {
             Some(crate::quant::measure(&e.store, 200)?)
         } else {
             None

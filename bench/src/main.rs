@@ -11,6 +11,7 @@ mod quality;
 mod quant;
 mod report;
 mod scale;
+mod sweep;
 mod throughput;
 
 use std::path::PathBuf;
@@ -87,6 +88,18 @@ enum Cmd {
         rounds: usize,
         /// The HOME whose store to search.
         home: PathBuf,
+    },
+    /// Indexes one generated corpus per embedding batch size and thread count.
+    Sweep {
+        /// Messages to generate.
+        #[arg(long, default_value_t = 600)]
+        messages: usize,
+        /// `embed.batch_tokens` values.
+        #[arg(long, value_delimiter = ',', default_value = "256,512,1024,2048")]
+        batch_tokens: Vec<usize>,
+        /// `embed.threads` values (0: one per core).
+        #[arg(long, value_delimiter = ',', default_value = "0,1")]
+        threads: Vec<usize>,
     },
     /// Latency and memory at one size, with synthetic vectors.
     Scale {
@@ -205,6 +218,14 @@ fn main() -> Result<()> {
             *embed_sample,
             *smoke,
         )?,
+        Cmd::Sweep {
+            messages,
+            batch_tokens,
+            threads,
+        } => print!(
+            "{}",
+            sweep::table(&sweep::run(&deja, *messages, batch_tokens, threads)?)
+        ),
         Cmd::Profile { rounds, home } => print!("{}", profile::run(home, *rounds)?),
         Cmd::Scale {
             messages,

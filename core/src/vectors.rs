@@ -314,8 +314,18 @@ pub fn sync(store: &Store, path: &Path, model: &str, dims: usize) -> Result<Vect
         index.remove(*key as u64)?;
     }
 
-    // Add what was embedded since.
+    // Add what was embedded since, one row at a time: at 100k messages the
+    // vectors as f32 blobs would be hundreds of MB held at once.
     {
+        let newer: i64 = conn
+            .query_row("SELECT count(*) FROM chunks WHERE id > ?1", [from], |r| {
+                r.get(0)
+            })
+            .map_err(sq)?;
+        let need = index.len() + newer as usize;
+        if need > index.index.capacity() {
+            index.index.reserve(need).map_err(|e| index.err(e))?;
+        }
         let mut stmt = conn
             .prepare(
                 "SELECT c.id, e.vector FROM chunks c
@@ -323,17 +333,10 @@ pub fn sync(store: &Store, path: &Path, model: &str, dims: usize) -> Result<Vect
                  WHERE c.id > ?1 ORDER BY c.id",
             )
             .map_err(sq)?;
-        let rows = stmt
-            .query_map(params![from, model], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
-            })
-            .map_err(sq)?;
-        let rows: Vec<(i64, Vec<u8>)> = rows.collect::<rusqlite::Result<_>>().map_err(sq)?;
-        let need = index.len() + rows.len();
-        if need > index.index.capacity() {
-            index.index.reserve(need).map_err(|e| index.err(e))?;
-        }
-        for (id, blob) in rows {
+        let mut rows = stmt.query(params![from, model]).map_err(sq)?;
+        while let Some(row) = rows.next().map_err(sq)? {
+            let id: i64 = row.get(0).map_err(sq)?;
+            let blob: Vec<u8> = row.get(1).map_err(sq)?;
             index.add(id as u64, &from_blob(&blob))?;
         }
     }
@@ -359,26 +362,29 @@ fn sync_fresh(store: &Store, path: &Path, model: &str, dims: usize) -> Result<Ve
     let conn = store.conn();
     let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
     let mut index = VectorIndex::empty(path, dims)?;
+    let chunks: i64 = conn
+        .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))
+        .map_err(sq)?;
+    index
+        .index
+        .reserve(chunks.max(1) as usize)
+        .map_err(|e| index.err(e))?;
     let mut stmt = conn
         .prepare(
             "SELECT c.id, e.vector FROM chunks c
              JOIN embeddings e ON e.text_hash = c.text_hash AND e.model = ?1 ORDER BY c.id",
         )
         .map_err(sq)?;
-    let rows: Vec<(i64, Vec<u8>)> = stmt
-        .query_map([model], |r| Ok((r.get(0)?, r.get(1)?)))
-        .map_err(sq)?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(sq)?;
-    index
-        .index
-        .reserve(rows.len().max(1))
-        .map_err(|e| index.err(e))?;
+    let mut rows = stmt.query([model]).map_err(sq)?;
     let mut max = 0;
-    for (id, blob) in rows {
+    while let Some(row) = rows.next().map_err(sq)? {
+        let id: i64 = row.get(0).map_err(sq)?;
+        let blob: Vec<u8> = row.get(1).map_err(sq)?;
         index.add(id as u64, &from_blob(&blob))?;
         max = max.max(id);
     }
+    drop(rows);
+    drop(stmt);
     index.save_atomic()?;
     store.set_meta(WATERMARK, &max.to_string())?;
     store.set_meta(QUANTIZATION, scalar_name())?;

@@ -289,10 +289,26 @@ pub fn search(
     Ok(out)
 }
 
+/// A term held by more than this share of the documents is common: documents
+/// holding only common terms are left out of scoring when they provably cannot
+/// reach the top (see [`search_unrestricted`]).
+const COMMON_SHARE: f64 = 0.08;
+
+/// FTS5's BM25 `k1`: one term adds at most `(k1 + 1) × IDF` to a score.
+const BM25_K1: f64 = 1.2;
+
 /// [`search`] without filters: every document is in scope, so each term's
 /// local IDF is FTS5's own and the score is FTS5's BM25 of all the terms at
 /// once, which one query computes (each document is scored once, not once
 /// per term), divided by the query's weight.
+///
+/// FTS5 scores every document that holds any query word, and an everyday
+/// word can be in a fifth of them. So when the query has both rare and common
+/// terms, the documents holding a rare one are scored first (the same BM25 of
+/// all the terms); a document holding only common terms scores at most the sum
+/// of their `(k1 + 1) × IDF`, and if the k-th score found is at least that, no
+/// document left out could enter the top k and the answer is exact (MaxScore
+/// with two groups). Otherwise every matching document is scored.
 fn search_unrestricted(
     store: &Store,
     terms: &[String],
@@ -300,16 +316,24 @@ fn search_unrestricted(
     total: f64,
     k: usize,
 ) -> crate::store::Result<Vec<(i64, f64)>> {
-    let conn = store.conn();
-    let wrap = |e| store.wrap(e);
     let fts = level.fts();
     let mut weight = 0.0;
     let mut present = Vec::new();
+    let mut rare = Vec::new();
+    // `total` (the largest row id) is at least FTS5's row count, so this
+    // bound is at least FTS5's own.
+    let mut common_bound = 0.0;
     for term in terms {
         let global = doc_count(store, fts, &quote(term))?;
-        weight += idf(total.max(global), global);
+        let term_idf = idf(total.max(global), global);
+        weight += term_idf;
         if global > 0.0 {
             present.push(term.clone());
+            if global > COMMON_SHARE * total {
+                common_bound += (BM25_K1 + 1.0) * term_idf;
+            } else {
+                rare.push(term.clone());
+            }
         }
     }
     let Some(expression) = match_expression(&present) else {
@@ -318,20 +342,65 @@ fn search_unrestricted(
     if weight <= 0.0 {
         return Ok(Vec::new());
     }
-    let mut stmt = conn
+    let mut out = None;
+    if common_bound > 0.0 {
+        if let Some(rare_expression) = match_expression(&rare) {
+            let rows = bm25_top(store, level, &expression, Some(&rare_expression), k)?;
+            let exact = rows.len() == k && rows.last().is_some_and(|r| r.1 >= common_bound);
+            if exact {
+                out = Some(rows);
+            }
+        }
+    }
+    let mut out = match out {
+        Some(rows) => rows,
+        None => bm25_top(store, level, &expression, None, k)?,
+    };
+    for row in &mut out {
+        row.1 /= weight;
+    }
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(out)
+}
+
+/// The `k` best documents of `level` for `expression` by FTS5's BM25 (higher
+/// is better), among those matching `among` when given.
+fn bm25_top(
+    store: &Store,
+    level: Level,
+    expression: &str,
+    among: Option<&str>,
+    k: usize,
+) -> crate::store::Result<Vec<(i64, f64)>> {
+    let fts = level.fts();
+    let wrap = |e| store.wrap(e);
+    let mut params = vec![
+        rusqlite::types::Value::Text(expression.to_string()),
+        rusqlite::types::Value::Integer(k as i64),
+    ];
+    let filter = match among {
+        Some(among) => {
+            params.push(rusqlite::types::Value::Text(among.to_string()));
+            // The unary `+` keeps SQLite from driving the outer search by row
+            // id (one full-text lookup per candidate): the subquery becomes a
+            // set that each match is checked against.
+            format!("AND +rowid IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?3)")
+        }
+        None => String::new(),
+    };
+    let mut stmt = store
+        .conn()
         .prepare_cached(&format!(
-            "SELECT rowid, -bm25({fts}) FROM {fts} WHERE {fts} MATCH ?1
+            "SELECT rowid, -bm25({fts}) FROM {fts} WHERE {fts} MATCH ?1 {filter}
              ORDER BY bm25({fts}) LIMIT ?2"
         ))
         .map_err(wrap)?;
     let rows = stmt
-        .query_map(rusqlite::params![expression, k as i64], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)? / weight))
+        .query_map(params_from_iter(params.iter()), |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?))
         })
         .map_err(wrap)?;
-    let mut out: Vec<(i64, f64)> = rows.collect::<rusqlite::Result<_>>().map_err(wrap)?;
-    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    Ok(out)
+    rows.collect::<rusqlite::Result<_>>().map_err(wrap)
 }
 
 /// Renumbers `?N` placeholders in `sql` to `?N+by`.
@@ -379,6 +448,74 @@ mod tests {
     fn expressions_are_quoted() {
         let e = match_expression(&terms("NEAR(ab cd) OR ef* \"gh")).unwrap();
         assert_eq!(e, "\"near\" OR \"ab\" OR \"cd\" OR \"ef\" OR \"gh\"");
+    }
+
+    /// A store whose message index holds `common` in every document and
+    /// `rare` (several times, so it outweighs `common`) in the first `rare`
+    /// ones; only the full-text index is filled, which is all that ranking reads.
+    fn fts_store(docs: i64, rare: i64) -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("index.sqlite")).unwrap();
+        for id in 1..=docs {
+            let text = if id <= rare {
+                format!("tenant tenant common filler{id}")
+            } else {
+                format!("common filler{id} and more words here")
+            };
+            store
+                .conn()
+                .execute(
+                    "INSERT INTO messages_fts (rowid, text) VALUES (?1, ?2)",
+                    rusqlite::params![id, text],
+                )
+                .unwrap();
+        }
+        (dir, store)
+    }
+
+    fn scored_fully(store: &Store, terms: &[String], total: f64, k: usize) -> Vec<(i64, f64)> {
+        let expression = match_expression(terms).unwrap();
+        let weight: f64 = terms
+            .iter()
+            .map(|t| {
+                let n = doc_count(store, "messages_fts", &quote(t)).unwrap();
+                idf(total.max(n), n)
+            })
+            .sum();
+        let mut out: Vec<(i64, f64)> = bm25_top(store, Level::Message, &expression, None, k)
+            .unwrap()
+            .into_iter()
+            .map(|(id, s)| (id, s / weight))
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out
+    }
+
+    #[test]
+    fn skipping_common_only_documents_keeps_the_exact_ranking() {
+        let (_dir, store) = fts_store(400, 40);
+        let terms = vec!["tenant".to_string(), "common".to_string()];
+        // "common" is in every document: with 10 wanted, the documents that
+        // hold "tenant" fill the top and the others cannot reach it.
+        let rare = bm25_top(
+            &store,
+            Level::Message,
+            "\"tenant\" OR \"common\"",
+            Some("\"tenant\""),
+            10,
+        )
+        .unwrap();
+        assert_eq!(rare.len(), 10);
+        assert!(rare.iter().all(|(id, _)| *id <= 40));
+        let got = search_unrestricted(&store, &terms, Level::Message, 400.0, 10).unwrap();
+        assert_eq!(got, scored_fully(&store, &terms, 400.0, 10));
+        // Asking for more than the rare documents can fill falls back to
+        // scoring everything, and the common-only documents come after.
+        let got = search_unrestricted(&store, &terms, Level::Message, 400.0, 60).unwrap();
+        assert_eq!(got.len(), 60);
+        assert!(got[..40].iter().all(|(id, _)| *id <= 40));
+        assert!(got[40..].iter().all(|(id, _)| *id > 40));
+        assert_eq!(got, scored_fully(&store, &terms, 400.0, 60));
     }
 
     #[test]

@@ -297,12 +297,6 @@ pub fn sync(store: &Store, path: &Path, model: &str, dims: usize) -> Result<Vect
         _ => VectorIndex::empty(path, dims)?,
     };
     let from = if index.is_empty() { 0 } else { mark };
-    if index.is_empty() {
-        index
-            .index
-            .reserve(chunk_count.max(1) as usize)
-            .map_err(|e| index.err(e))?;
-    }
 
     // Remove what was deleted since the last save.
     let trash: Vec<i64> = {
@@ -314,32 +308,8 @@ pub fn sync(store: &Store, path: &Path, model: &str, dims: usize) -> Result<Vect
         index.remove(*key as u64)?;
     }
 
-    // Add what was embedded since, one row at a time: at 100k messages the
-    // vectors as f32 blobs would be hundreds of MB held at once.
-    {
-        let newer: i64 = conn
-            .query_row("SELECT count(*) FROM chunks WHERE id > ?1", [from], |r| {
-                r.get(0)
-            })
-            .map_err(sq)?;
-        let need = index.len() + newer as usize;
-        if need > index.index.capacity() {
-            index.index.reserve(need).map_err(|e| index.err(e))?;
-        }
-        let mut stmt = conn
-            .prepare(
-                "SELECT c.id, e.vector FROM chunks c
-                 JOIN embeddings e ON e.text_hash = c.text_hash AND e.model = ?2
-                 WHERE c.id > ?1 ORDER BY c.id",
-            )
-            .map_err(sq)?;
-        let mut rows = stmt.query(params![from, model]).map_err(sq)?;
-        while let Some(row) = rows.next().map_err(sq)? {
-            let id: i64 = row.get(0).map_err(sq)?;
-            let blob: Vec<u8> = row.get(1).map_err(sq)?;
-            index.add(id as u64, &from_blob(&blob))?;
-        }
-    }
+    // Add what was embedded since.
+    add_embedded(store, &mut index, model, from)?;
 
     // A file that still disagrees with SQLite is rebuilt.
     if index.len() as i64 != chunk_count {
@@ -362,34 +332,46 @@ fn sync_fresh(store: &Store, path: &Path, model: &str, dims: usize) -> Result<Ve
     let conn = store.conn();
     let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
     let mut index = VectorIndex::empty(path, dims)?;
-    let chunks: i64 = conn
-        .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))
+    let max = add_embedded(store, &mut index, model, 0)?;
+    index.save_atomic()?;
+    store.set_meta(WATERMARK, &max.to_string())?;
+    store.set_meta(QUANTIZATION, scalar_name())?;
+    conn.execute("DELETE FROM vector_trash", []).map_err(sq)?;
+    Ok(index)
+}
+
+/// Adds to `index` the vector of every unit above row id `after` that has one
+/// under `model`, one row at a time (at 100k messages the vectors as f32
+/// blobs would be hundreds of MB held at once); returns the largest row id
+/// added, or `after`.
+fn add_embedded(store: &Store, index: &mut VectorIndex, model: &str, after: i64) -> Result<i64> {
+    let conn = store.conn();
+    let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
+    let newer: i64 = conn
+        .query_row("SELECT count(*) FROM chunks WHERE id > ?1", [after], |r| {
+            r.get(0)
+        })
         .map_err(sq)?;
-    index
-        .index
-        .reserve(chunks.max(1) as usize)
-        .map_err(|e| index.err(e))?;
+    let need = (index.len() + newer as usize).max(1);
+    if need > index.index.capacity() {
+        index.index.reserve(need).map_err(|e| index.err(e))?;
+    }
     let mut stmt = conn
         .prepare(
             "SELECT c.id, e.vector FROM chunks c
-             JOIN embeddings e ON e.text_hash = c.text_hash AND e.model = ?1 ORDER BY c.id",
+             JOIN embeddings e ON e.text_hash = c.text_hash AND e.model = ?2
+             WHERE c.id > ?1 ORDER BY c.id",
         )
         .map_err(sq)?;
-    let mut rows = stmt.query([model]).map_err(sq)?;
-    let mut max = 0;
+    let mut rows = stmt.query(params![after, model]).map_err(sq)?;
+    let mut max = after;
     while let Some(row) = rows.next().map_err(sq)? {
         let id: i64 = row.get(0).map_err(sq)?;
         let blob: Vec<u8> = row.get(1).map_err(sq)?;
         index.add(id as u64, &from_blob(&blob))?;
         max = max.max(id);
     }
-    drop(rows);
-    drop(stmt);
-    index.save_atomic()?;
-    store.set_meta(WATERMARK, &max.to_string())?;
-    store.set_meta(QUANTIZATION, scalar_name())?;
-    conn.execute("DELETE FROM vector_trash", []).map_err(sq)?;
-    Ok(index)
+    Ok(max)
 }
 
 fn scalar_name() -> &'static str {

@@ -342,17 +342,15 @@ fn search_unrestricted(
     if weight <= 0.0 {
         return Ok(Vec::new());
     }
-    let mut out = None;
-    if common_bound > 0.0 {
-        if let Some(rare_expression) = match_expression(&rare) {
-            let rows = bm25_top(store, level, &expression, Some(&rare_expression), k)?;
+    let pruned = match match_expression(&rare) {
+        Some(rare) if common_bound > 0.0 => {
+            let rows = bm25_top(store, level, &expression, Some(&rare), k)?;
             let exact = rows.len() == k && rows.last().is_some_and(|r| r.1 >= common_bound);
-            if exact {
-                out = Some(rows);
-            }
+            exact.then_some(rows)
         }
-    }
-    let mut out = match out {
+        _ => None,
+    };
+    let mut out = match pruned {
         Some(rows) => rows,
         None => bm25_top(store, level, &expression, None, k)?,
     };

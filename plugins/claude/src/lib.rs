@@ -1,0 +1,1 @@
+//! deja reader plugin for Claude Code session transcripts (work in progress).

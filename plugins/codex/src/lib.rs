@@ -1,0 +1,1 @@
+//! deja reader plugin for Codex CLI rollouts (work in progress).

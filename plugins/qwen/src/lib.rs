@@ -1,0 +1,1 @@
+//! deja reader plugin for Qwen Code chat recordings (work in progress).

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use deja_config::Mode;
-use deja_core::recall::{self, Candidates, Signals, Tuning};
-use deja_core::store::query::SessionFilter;
+use deja_recall::{Candidates, Signals, Tuning};
+use deja_store::SessionFilter;
 
 use crate::env::BenchEnv;
 use crate::quality::engine;
@@ -69,7 +69,7 @@ pub fn prepare(deja: &Path, repo: &Path) -> Result<DemoSet> {
     let mut signals = Vec::new();
     for r in &rows {
         let qv = e.embedder.embed_query(&r.query)?;
-        signals.push(recall::gather(
+        signals.push(deja_recall::gather(
             &e.store,
             &r.query,
             r.mode,
@@ -116,7 +116,7 @@ impl DemoSet {
         let mut ok = 0;
         let mut failed = Vec::new();
         for (row, s) in self.rows.iter().zip(&self.signals) {
-            let ranked = recall::rank(s, tuning);
+            let ranked = deja_recall::rank(s, tuning);
             let first = ranked.first().and_then(|(id, _)| s.session_of.get(id));
             if first.is_some_and(|x| self.is_expected(*x, &row.expected)) {
                 ok += 1;

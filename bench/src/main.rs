@@ -19,8 +19,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use deja_config::Mode;
-use deja_core::recall::fuse::Fusion;
-use deja_core::recall::Tuning;
+use deja_recall::fuse::Fusion;
+use deja_recall::Tuning;
 
 #[derive(Debug, Parser)]
 #[command(name = "deja-bench", about)]
@@ -274,7 +274,7 @@ fn main() -> Result<()> {
             let demo_set = demo::prepare(&deja, &repo)?;
             let locomo = quality::prepare(&deja, &shared, config, home.as_deref(), None)?;
             let gathered = quality::gather_all(&locomo)?;
-            let store = deja_core::store::Store::open_read(&locomo.env.database())?;
+            let store = deja_store::Store::open_read(&locomo.env.database())?;
             let natives = quality::native_ids(&store)?;
             let mut results = Vec::new();
             for &ws in semantic {

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use deja_config::Mode;
-use deja_core::recall::{self, lexical, Candidates, Tuning};
+use deja_recall::{lexical, Candidates, Tuning};
 
 use crate::env::percentiles;
 use crate::quality::{engine, Engine};
@@ -57,21 +57,21 @@ pub fn stages(e: &mut Engine, rounds: usize) -> Result<String> {
             lexical::phrase_coverage(&e.store, q, &all)?;
             t[3] = lap(&s);
             let s = Instant::now();
-            let mut signals = recall::gather_lexical(&e.store, q, Mode::Hybrid, &all, depth)?;
+            let mut signals = deja_recall::gather_lexical(&e.store, q, Mode::Hybrid, &all, depth)?;
             t[4] = lap(&s);
             let s = Instant::now();
-            recall::add_semantic(&e.store, &mut signals, q, &e.vectors, &qv, &all, depth)?;
+            deja_recall::add_semantic(&e.store, &mut signals, q, &e.vectors, &qv, &all, depth)?;
             t[5] = lap(&s);
             let s = Instant::now();
-            let ranked = recall::rank(&signals, &Tuning::default());
+            let ranked = deja_recall::rank(&signals, &Tuning::default());
             t[6] = lap(&s);
             let s = Instant::now();
-            recall::hydrate(&e.store, &ranked, 10)?;
+            deja_recall::hydrate(&e.store, &ranked, 10)?;
             t[7] = lap(&s);
             // The whole search as a user runs it, timed separately.
             let s = Instant::now();
             let qv = e.embedder.embed_query(q)?;
-            recall::search(
+            deja_recall::search(
                 &e.store,
                 q,
                 Mode::Hybrid,

@@ -10,12 +10,12 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use deja_config::Mode;
-use deja_core::embed::{Embedder, Known, Settings};
-use deja_core::recall::semantic::Vectors;
-use deja_core::recall::{self, Candidates, Tuning};
-use deja_core::store::query::SessionFilter;
-use deja_core::store::Store;
-use deja_core::vectors::{self, VectorIndex};
+use deja_embed::{Embedder, Settings};
+use deja_recall::semantic::Vectors;
+use deja_recall::{Candidates, Tuning};
+use deja_store::vectors::{self, VectorIndex};
+use deja_store::SessionFilter;
+use deja_store::Store;
 use serde::Deserialize;
 
 use crate::env::{installed_model, BenchEnv, Cost};
@@ -198,7 +198,7 @@ pub fn settings() -> Result<Settings> {
 pub fn engine(database: &Path, vector_path: &Path) -> Result<Engine> {
     let store = Store::open_read(database)?;
     let settings = settings()?;
-    let embedder = Embedder::load(&settings, Known::from_store(&store).as_ref())?;
+    let embedder = Embedder::load(&settings, store.model_stamp().as_ref())?;
     let model = store
         .meta("embed_model")?
         .context("the store has no embeddings")?;
@@ -215,7 +215,7 @@ pub fn engine(database: &Path, vector_path: &Path) -> Result<Engine> {
 
 /// Every question's signals, gathered once in hybrid mode, for sweeping
 /// tunings without touching the store again.
-pub fn gather_all(locomo: &Locomo) -> Result<Vec<(usize, recall::Signals)>> {
+pub fn gather_all(locomo: &Locomo) -> Result<Vec<(usize, deja_recall::Signals)>> {
     let mut e = engine(&locomo.env.database(), &locomo.env.vectors())?;
     let mut out = Vec::new();
     for (i, q) in locomo.questions.iter().enumerate() {
@@ -227,7 +227,7 @@ pub fn gather_all(locomo: &Locomo) -> Result<Vec<(usize, recall::Signals)>> {
             },
             role: None,
         };
-        let s = recall::gather(
+        let s = deja_recall::gather(
             &e.store,
             &q.question,
             Mode::Hybrid,
@@ -244,7 +244,7 @@ pub fn gather_all(locomo: &Locomo) -> Result<Vec<(usize, recall::Signals)>> {
 pub fn score_tuning(
     locomo: &Locomo,
     store: &Store,
-    gathered: &[(usize, recall::Signals)],
+    gathered: &[(usize, deja_recall::Signals)],
     tuning: &Tuning,
     mode: Mode,
     natives: &std::collections::HashMap<i64, String>,
@@ -255,7 +255,7 @@ pub fn score_tuning(
         let q = &locomo.questions[*i];
         let mut s = s.clone();
         s.mode = mode;
-        let ranked = recall::rank(&s, tuning);
+        let ranked = deja_recall::rank(&s, tuning);
         let mut sessions: Vec<String> = Vec::new();
         for (id, _) in ranked.iter().take(200) {
             if let Some(n) = s.session_of.get(id).and_then(|x| natives.get(x)) {
@@ -302,7 +302,7 @@ pub fn evaluate(locomo: &Locomo, tuning: &Tuning, modes: &[Mode]) -> Result<Qual
         };
         for &mode in modes {
             let searched = Instant::now();
-            let hits = recall::search_with(
+            let hits = deja_recall::search_with(
                 &e.store,
                 &q.question,
                 mode,

@@ -5,8 +5,8 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use deja_core::embed::dot;
-use deja_core::store::Store;
+use deja_embed::dot;
+use deja_store::Store;
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
 use crate::env::percentiles;

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::Result;
 use deja_config::Mode;
-use deja_core::recall::Tuning;
+use deja_recall::Tuning;
 
 use crate::env::{mb, percentiles};
 use crate::quality::{self, category_name, QualityReport};

@@ -14,10 +14,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use deja_core::embed::Embedder;
-use deja_core::store::{sha256_hex, Store};
-use deja_core::vectors::{self, to_blob};
-use rusqlite::params;
+use deja_embed::Embedder;
+use deja_store::embedding::Unit;
+use deja_store::vectors;
+use deja_store::{sha256_hex, Store};
 
 use crate::env::{BenchEnv, Cost};
 use crate::generate::{self, Rng};
@@ -90,53 +90,38 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize) -> Result<Scale> {
 /// Gives every message its real embedding units, each with a synthetic
 /// vector, recorded under the real model's id, and syncs the vector index.
 fn fill_vectors(database: &Path, vector_path: &Path) -> Result<usize> {
-    let store = Store::open(database)?;
+    let mut store = Store::open(database)?;
     let embedder = Embedder::load(&settings()?, None)?;
     let known = embedder.known();
-    known.save(&store)?;
-    // The store's own connection is the library's; the benchmark writes
-    // through a second one, as another process would.
-    let mut conn = rusqlite::Connection::open(database)?;
-    conn.busy_timeout(Duration::from_secs(30))?;
-    let messages: Vec<(i64, i64, String)> = {
-        let mut stmt =
-            conn.prepare("SELECT id, session, text FROM messages ORDER BY session, position")?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-        rows.collect::<rusqlite::Result<_>>()?
-    };
+    store.set_model_stamp(&known)?;
     let mut rng = Rng::new(7);
     let mut count = 0;
-    let tx = conn.transaction()?;
-    {
-        let mut put = tx.prepare(
-            "INSERT OR IGNORE INTO embeddings (text_hash, model, vector) VALUES (?1, ?2, ?3)",
-        )?;
-        let mut unit = tx.prepare(
-            "INSERT OR IGNORE INTO chunks (message, ordinal, text_hash) VALUES (?1, ?2, ?3)",
-        )?;
-        for (i, (id, session, text)) in messages.iter().enumerate() {
-            if text.trim().is_empty() {
-                continue;
-            }
-            let neighbour = |j: Option<usize>| {
-                j.and_then(|j| messages.get(j))
-                    .filter(|m| m.1 == *session)
-                    .map(|m| m.2.as_str())
-            };
-            let units = embedder.units(neighbour(i.checked_sub(1)), text, neighbour(Some(i + 1)));
-            for (ordinal, u) in units.iter().enumerate() {
+    let mut after = 0;
+    loop {
+        let page = store.pending_page(after, 4096)?;
+        let Some(last) = page.last() else { break };
+        after = last.id;
+        let mut units = Vec::new();
+        let mut vectors = Vec::new();
+        for m in &page {
+            let texts = embedder.units(m.previous.as_deref(), &m.text, m.next.as_deref());
+            for (ordinal, u) in texts.iter().enumerate() {
                 let hash = sha256_hex(u.as_bytes());
-                put.execute(params![
-                    hash,
-                    known.id,
-                    to_blob(&random_unit(&mut rng, known.dims))
-                ])?;
-                unit.execute(params![id, ordinal as i64, hash])?;
+                vectors.push((hash.clone(), random_unit(&mut rng, known.dims)));
+                units.push(Unit {
+                    message: m.id,
+                    ordinal,
+                    text_hash: hash,
+                });
                 count += 1;
             }
         }
+        let new: Vec<(&str, &[f32])> = vectors
+            .iter()
+            .map(|(h, v)| (h.as_str(), v.as_slice()))
+            .collect();
+        store.add_units(&known.id, &new, &units)?;
     }
-    tx.commit()?;
     drop(embedder);
     vectors::sync(&store, vector_path, &known.id, known.dims)
         .context("building the vector index")?;

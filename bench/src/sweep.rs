@@ -36,7 +36,7 @@ pub fn run(
             generate::corpus(&env.home, messages, 42 + messages as u64)?;
             env.set("GEMINI_CLI_HOME", env.home.clone());
             let cost = env.run(&["index"])?;
-            let stored = deja_core::store::Store::open_read(&env.database())?
+            let stored = deja_store::Store::open_read(&env.database())?
                 .counts()?
                 .messages;
             rows.push(Row {

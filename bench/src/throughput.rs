@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use deja_config::Mode;
-use deja_core::recall::{self, Candidates};
+use deja_recall::Candidates;
 
 use crate::env::{percentiles, BenchEnv, Cost};
 use crate::generate;
@@ -177,7 +177,7 @@ pub fn warm_latency(e: &mut Engine) -> Result<(f64, f64)> {
         for q in QUERIES {
             let started = Instant::now();
             let qv = e.embedder.embed_query(q)?;
-            recall::search(
+            deja_recall::search(
                 &e.store,
                 q,
                 Mode::Hybrid,
@@ -234,7 +234,7 @@ pub fn big_file(deja: &Path, megabytes: usize) -> Result<BigFile> {
     std::fs::write(&path, &text)?;
     env.set("DEJA_AIDER_ROOTS", dir.clone());
     let cost = env.run(&["index"])?;
-    let store = deja_core::store::Store::open_read(&env.database())?;
+    let store = deja_store::Store::open_read(&env.database())?;
     Ok(BigFile {
         bytes: text.len() as u64,
         messages: store.counts()?.messages,

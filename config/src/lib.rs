@@ -562,3 +562,15 @@ mod tests {
         }
     }
 }
+
+/// A configured path with a leading `~` (alone or as `~/`) replaced by
+/// `home`; other paths are returned as written.
+pub fn expand_home(path: &str, home: &Path) -> PathBuf {
+    if path == "~" {
+        home.to_path_buf()
+    } else if let Some(rest) = path.strip_prefix("~/") {
+        home.join(rest)
+    } else {
+        PathBuf::from(path)
+    }
+}

@@ -6,10 +6,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use deja_config::Loaded;
-use deja_plugin_api as api;
 
 use crate::paths::{self, Paths};
-use crate::plugin_host::{candidates, Plugin, PluginHost};
+use deja_host::{candidates, Plugin, PluginHost};
 
 /// Shared state of one deja invocation.
 pub struct App {
@@ -44,7 +43,7 @@ impl App {
                 .plugins
                 .paths
                 .iter()
-                .map(|p| paths::expand(p, &self.paths.home))
+                .map(|p| deja_config::expand_home(p, &self.paths.home))
                 .collect();
             let exe_dir = std::env::current_exe()
                 .ok()
@@ -79,7 +78,7 @@ impl App {
     }
 
     /// The context handed to `plugin`: home, environment and its config section.
-    pub fn context_for(&self, harness: &str) -> Result<api::HostContext> {
+    pub fn context_for(&self, harness: &str) -> Result<deja_host::Context> {
         let section = self
             .config
             .config
@@ -89,9 +88,31 @@ impl App {
             .unwrap_or_default();
         let config_json = serde_json::to_string(&section)
             .with_context(|| format!("cannot pass the `harness.{harness}` config to its plugin"))?;
-        Ok(api::HostContext::from_process(
-            &self.paths.home.to_string_lossy(),
+        Ok(deja_host::Context::from_process(
+            &self.paths.home,
             &config_json,
         ))
+    }
+
+    /// Every enabled reader with its context, for indexing.
+    pub fn readers(&self) -> Result<Vec<deja_index::Reader<'_>>> {
+        self.enabled_plugins()?
+            .into_iter()
+            .map(|plugin| {
+                Ok(deja_index::Reader {
+                    plugin,
+                    context: self.context_for(&plugin.harness)?,
+                })
+            })
+            .collect()
+    }
+
+    /// The embedding settings of the config and data folder.
+    pub fn embed_settings(&self) -> deja_embed::Settings {
+        deja_embed::Settings::from_config(
+            &self.config.config.embed,
+            &self.paths.home,
+            &self.paths.data_dir,
+        )
     }
 }

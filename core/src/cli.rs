@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::store::query::SessionFilter;
+use deja_store::query::SessionFilter;
 
 /// deja: search what your AI coding agents discussed, by meaning and by words.
 #[derive(Debug, Parser)]
@@ -151,11 +151,11 @@ pub enum RoleArg {
     Assistant,
 }
 
-impl From<RoleArg> for crate::model::Role {
+impl From<RoleArg> for deja_model::Role {
     fn from(r: RoleArg) -> Self {
         match r {
-            RoleArg::User => crate::model::Role::User,
-            RoleArg::Assistant => crate::model::Role::Assistant,
+            RoleArg::User => deja_model::Role::User,
+            RoleArg::Assistant => deja_model::Role::Assistant,
         }
     }
 }

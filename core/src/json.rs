@@ -3,8 +3,8 @@
 
 use serde_json::{json, Value};
 
-use crate::model::{message_id, Session};
 use crate::output::rfc3339;
+use deja_model::{message_id, Session};
 
 /// A session, with every message, file and command record.
 pub fn session(s: &Session, source: Option<&str>) -> Value {

@@ -1,28 +1,20 @@
-//! The deja host: loads reader plugins, keeps the index, answers recall.
+//! The `deja` command line: a thin layer over deja's engine crates.
 //!
-//! Data flows one module per step: [`plugin_host`] finds and loads readers,
-//! [`transcripts`] reads files, the readers parse them into [`model`] types,
-//! [`redact`] removes secrets, [`indexer`] stores them through [`store`],
-//! [`embed`] computes vectors kept by [`vectors`], and [`recall`] ranks them.
-//! [`commands`] drives each subcommand, printing through [`output`] and [`json`].
+//! The engine: `deja-host` loads the reader plugins, `deja-index` runs
+//! transcripts through them and the redactor into `deja-store`, and embeds
+//! them with `deja-embed`; `deja-recall` ranks what is stored. This crate
+//! parses the command line ([`cli`]), resolves [`paths`] and the [`app`]
+//! state, holds the writer [`lock`], and drives each subcommand
+//! ([`commands`]), printing through [`output`] and [`json`].
 
 pub mod app;
 pub mod cli;
 pub mod commands;
 pub mod dates;
-pub mod embed;
-pub mod indexer;
 pub mod json;
 pub mod lock;
-pub mod model;
 pub mod output;
 pub mod paths;
-pub mod plugin_host;
-pub mod recall;
-pub mod redact;
-pub mod store;
-pub mod transcripts;
-pub mod vectors;
 
 /// How a command ended, mapped to the process exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

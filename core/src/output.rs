@@ -125,29 +125,8 @@ pub fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Shortens `text` to at most `max` characters on one line, with an ellipsis.
-pub fn one_line(text: &str, max: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        flat
-    } else {
-        let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
-    }
-}
-
-/// With `DEJA_TRACE` set, prints how long the process has run at `what`
-/// (for finding where start-up time goes).
-pub fn trace(what: &str) {
-    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    let start = START.get_or_init(std::time::Instant::now);
-    if std::env::var_os("DEJA_TRACE").is_some() {
-        eprintln!(
-            "trace: {:>7.1} ms  {what}",
-            start.elapsed().as_secs_f64() * 1000.0
-        );
-    }
-}
+pub use deja_model::one_line;
+pub use deja_model::trace::trace;
 
 #[cfg(test)]
 mod tests {
@@ -157,11 +136,5 @@ mod tests {
     fn rfc3339_drops_zero_millis() {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(1_500), "1970-01-01T00:00:01.500Z");
-    }
-
-    #[test]
-    fn one_line_flattens_and_cuts() {
-        assert_eq!(one_line("a\n b", 10), "a b");
-        assert_eq!(one_line("abcdef", 4), "abc…");
     }
 }

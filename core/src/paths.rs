@@ -64,17 +64,6 @@ fn platform_dirs(home: &Path) -> (PathBuf, PathBuf) {
     }
 }
 
-/// Expands a leading `~/`.
-pub fn expand(path: &str, home: &Path) -> PathBuf {
-    if path == "~" {
-        home.to_path_buf()
-    } else if let Some(rest) = path.strip_prefix("~/") {
-        home.join(rest)
-    } else {
-        PathBuf::from(path)
-    }
-}
-
 impl Paths {
     /// Resolves every location; `store_dir` is the config's `store.dir`
     /// (already overridden by `$DEJA_HOME`).
@@ -82,7 +71,7 @@ impl Paths {
         let data_dir = if store_dir.is_empty() {
             default_data_dir(&home)
         } else {
-            expand(store_dir, &home)
+            deja_config::expand_home(store_dir, &home)
         };
         Paths {
             home,

@@ -2,8 +2,8 @@
 //! optimized graph, a single recall query through ONNX Runtime directly with
 //! optimizations off; both must give the same vectors.
 
-use deja_core::embed::query::QueryEncoder;
-use deja_core::embed::{dot, Embedder, Settings};
+use deja_embed::query::QueryEncoder;
+use deja_embed::{dot, Embedder, Settings};
 
 use crate::common::installed_model;
 
@@ -32,7 +32,7 @@ fn query_encoder_matches_fastembed() {
     let cache = tempfile::tempdir().unwrap();
     let mut fast_settings = s.clone();
     fast_settings.cache_dir = Some(cache.path().to_path_buf());
-    let made = deja_core::embed::query::prepare(&fast_settings).unwrap();
+    let made = deja_embed::query::prepare(&fast_settings).unwrap();
     assert!(
         made.is_some_and(|p| p.is_file()),
         "the optimized model was not made"

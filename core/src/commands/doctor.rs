@@ -10,10 +10,10 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use crate::app::App;
-use crate::embed::{Embedder, Settings};
 use crate::output::{self, Style};
-use crate::store::Store;
 use crate::ExitStatus;
+use deja_embed::Embedder;
+use deja_store::Store;
 
 struct Problem {
     what: String,
@@ -118,14 +118,11 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
         }
     }
     let vectors = app.paths.vectors();
-    let vector_count = vectors
-        .to_str()
-        .and_then(|p| usearch::Index::metadata(p).ok())
-        .map(|m| m.count_present);
+    let vector_count = deja_store::vectors::file_count(&vectors);
     store_json["vectors"] =
         json!({"path": vectors, "bytes": size(&vectors), "count": vector_count});
     if let Some(s) = &store {
-        let in_sync = crate::vectors::in_sync(s, &vectors).unwrap_or(false);
+        let in_sync = deja_store::vectors::in_sync(s, &vectors).unwrap_or(false);
         store_json["vectors"]["in_sync"] = in_sync.into();
         if !in_sync {
             problems.push(Problem {
@@ -190,7 +187,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
     report.insert("readers".into(), readers.into());
 
     // Model and runtime.
-    let settings = Settings::from_config(&app.config.config.embed, &app.paths);
+    let settings = app.embed_settings();
     let runtime = settings.runtime().map(|p| p.to_path_buf());
     let mut model_json = json!({
         "enabled": settings.enabled,
@@ -201,10 +198,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
         let started = Instant::now();
         match Embedder::load(
             &settings,
-            store
-                .as_ref()
-                .and_then(crate::embed::Known::from_store)
-                .as_ref(),
+            store.as_ref().and_then(|s| s.model_stamp()).as_ref(),
         ) {
             Ok(e) => {
                 model_json["status"] = "ok".into();

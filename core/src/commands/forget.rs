@@ -11,9 +11,9 @@ use crate::app::App;
 use crate::cli::ForgetArgs;
 use crate::lock::{self, Wait};
 use crate::output::{self, local_short};
-use crate::store::query::SessionRow;
-use crate::store::Store;
 use crate::ExitStatus;
+use deja_store::query::SessionRow;
+use deja_store::Store;
 
 /// Runs the command.
 pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
@@ -32,7 +32,7 @@ pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
         rows.push(super::pick_session(&store, id)?);
     }
     if has_filter {
-        let filter = crate::store::query::SessionFilter {
+        let filter = deja_store::query::SessionFilter {
             harness: args.harness.clone(),
             project: args.project.clone(),
             since: None,
@@ -53,7 +53,7 @@ pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
     rows.sort_by_key(|r| r.row);
     rows.dedup_by_key(|r| r.row);
     let n = store.forget(&rows)?;
-    crate::vectors::sync_after_change(app, &store)?;
+    deja_store::vectors::sync_after_change(&store, &app.paths.vectors())?;
     if args.json {
         output::print_json(&json!({
             "forgotten": rows.iter().map(|r| json!({"id": r.id, "harness": r.harness})).collect::<Vec<_>>(),

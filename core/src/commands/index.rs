@@ -8,15 +8,16 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
+use deja_embed::Embedder;
+use deja_index::embedding::{self as pass, PassProgress, PassReport};
+use deja_index::redact::Redactor;
+use deja_index::Progress;
+use deja_store::Store;
+
 use crate::app::App;
 use crate::cli::IndexArgs;
-use crate::embed::pass::{self, PassProgress, PassReport};
-use crate::embed::{Embedder, Known, Settings};
-use crate::indexer::{self, Progress};
 use crate::lock::{self, Wait};
 use crate::output::{self, Style};
-use crate::redact::Redactor;
-use crate::store::Store;
 use crate::ExitStatus;
 
 struct Bar {
@@ -62,20 +63,20 @@ impl PassProgress for Bar {
 /// The embedding pass: `Ok(None)` when embeddings are disabled, `Err` says
 /// why it could not run (model missing).
 fn embed(app: &App, store: &mut Store) -> Result<std::result::Result<Option<PassReport>, String>> {
-    let settings = Settings::from_config(&app.config.config.embed, &app.paths);
+    let settings = app.embed_settings();
     if !settings.enabled {
         return Ok(Ok(None));
     }
-    let known = Known::from_store(store);
+    let known = store.model_stamp();
     let unchanged_model = known
         .as_ref()
         .is_some_and(|k| settings.fingerprint().as_deref() == Some(k.fingerprint.as_str()));
     if unchanged_model
         && pass::pending(store)? == 0
-        && crate::vectors::in_sync(store, &app.paths.vectors())?
+        && deja_store::vectors::in_sync(store, &app.paths.vectors())?
     {
         // Nothing to embed: do not spend time loading the model.
-        let _ = crate::embed::query::prepare(&settings);
+        let _ = deja_embed::query::prepare(&settings);
         return Ok(Ok(Some(PassReport::default())));
     }
     let mut embedder = match Embedder::load(&settings, known.as_ref()) {
@@ -95,14 +96,14 @@ fn embed(app: &App, store: &mut Store) -> Result<std::result::Result<Option<Pass
     pass::sync_vectors(store, &app.paths.vectors(), &known)?;
     // Derive the fast-loading copy of the model for recall now, not at the
     // first query.
-    let _ = crate::embed::query::prepare(&settings);
+    let _ = deja_embed::query::prepare(&settings);
     Ok(Ok(Some(report)))
 }
 
 /// Runs the command.
 pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
     let started = Instant::now();
-    crate::store::create_private_dir(&app.paths.data_dir)?;
+    deja_store::create_private_dir(&app.paths.data_dir)?;
     let wait = if args.no_wait {
         Wait::No
     } else {
@@ -113,7 +114,12 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
     let redactor = Redactor::from_config(&app.config.config.redact)?;
 
     let mut bar = Bar::new();
-    let report = indexer::run(app, &mut store, &redactor, &mut bar)
+    let readers = app.readers()?;
+    let options = deja_index::Options {
+        home: &app.paths.home,
+        max_file_bytes: app.config.config.index.max_file_bytes,
+    };
+    let report = deja_index::run(&readers, &options, &mut store, &redactor, &mut bar)
         .with_context(|| format!("indexing into `{}`", store.path().display()))?;
     bar.bar.finish_and_clear();
     let embedded = embed(app, &mut store)?;

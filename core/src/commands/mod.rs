@@ -16,8 +16,8 @@ pub mod show;
 use anyhow::{bail, Result};
 
 use crate::app::App;
-use crate::store::query::SessionRow;
-use crate::store::{Store, StoreError};
+use deja_store::query::SessionRow;
+use deja_store::{Store, StoreError};
 
 /// Opens the index for reading, with a hint when there is none yet.
 pub fn open_read(app: &App) -> Result<Store> {

@@ -9,12 +9,12 @@ use serde_json::json;
 
 use crate::app::App;
 use crate::cli::ParseArgs;
-use crate::model::Session;
 use crate::output::{self, local_short, one_line, Style};
-use crate::plugin_host::Plugin;
-use crate::redact::Redactor;
-use crate::transcripts;
 use crate::{json, ExitStatus};
+use deja_host::transcripts;
+use deja_host::Plugin;
+use deja_index::redact::Redactor;
+use deja_model::Session;
 
 /// Runs the command.
 pub fn run(app: &App, args: &ParseArgs) -> Result<ExitStatus> {
@@ -136,7 +136,7 @@ fn parse_one(
     plugin: &Plugin,
     file: &Path,
     limit: u64,
-) -> Result<crate::plugin_host::Parsed, String> {
+) -> Result<deja_host::Parsed, String> {
     let t = transcripts::read(file, limit).map_err(|e| e.to_string())?;
     let context = app
         .context_for(&plugin.harness)

@@ -6,8 +6,8 @@ use serde_json::json;
 
 use crate::app::App;
 use crate::output::{self, Style};
-use crate::plugin_host::Status;
 use crate::ExitStatus;
+use deja_host::Status;
 
 /// Runs the command.
 pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
@@ -31,7 +31,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
             })
             .collect();
         output::print_json(&json!({
-            "abi": deja_plugin_api::version::CURRENT.to_string(),
+            "abi": deja_host::HOST_ABI.to_string(),
             "plugins": plugins,
         }))?;
         return Ok(ExitStatus::Success);

@@ -6,8 +6,8 @@ use serde_json::json;
 
 use crate::app::App;
 use crate::output;
-use crate::plugin_host::Resume;
 use crate::ExitStatus;
+use deja_host::Resume;
 
 /// Quotes `s` for a POSIX shell when it needs it.
 fn shell_quote(s: &str) -> String {

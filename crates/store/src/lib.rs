@@ -1,9 +1,27 @@
-//! The index store: one SQLite database (WAL, FTS5) in deja's data folder,
-//! created private to the user, versioned with migrations.
+//! deja's store: one SQLite database (WAL, FTS5) in deja's data folder,
+//! created private to the user and versioned with migrations, and the usearch
+//! vector index kept beside it. This is the only crate that writes SQL or
+//! touches `vectors.usearch`; its API speaks deja's own types.
+//!
+//! - [`schema`]: the migrations.
+//! - [`ingest`]: writing parsed sessions, with diffing and tombstones.
+//! - [`query`]: listing, finding and loading sessions, forgetting, counts.
+//! - [`search`]: the full-text, unit and hit lookups that ranking is built on.
+//! - [`embedding`]: the embedding cache and the units of each message.
+//! - [`vectors`]: the vector index file, kept in sync with SQLite.
+//! - [`export`]: bulk reads for tools and the benchmark.
 
+pub mod embedding;
+pub mod export;
 pub mod ingest;
 pub mod query;
 pub mod schema;
+pub mod search;
+pub mod vectors;
+
+pub use deja_model::sha256_hex;
+pub use query::{Counts, SessionFilter, SessionRow, SourceRow};
+pub use search::{Level, Scope};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -53,6 +71,14 @@ pub struct Store {
     path: PathBuf,
 }
 
+/// Wraps a SQLite error with the database's path: the one place that does.
+fn sqlite_error(path: &Path, source: rusqlite::Error) -> StoreError {
+    StoreError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
 /// Creates `dir` (and parents) private to the user: 0700 on Unix.
 pub fn create_private_dir(dir: &Path) -> Result<()> {
     let io = |source| StoreError::Io {
@@ -91,10 +117,7 @@ pub fn make_private(path: &Path) -> Result<()> {
 
 impl Store {
     fn err(&self, source: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite {
-            path: self.path.clone(),
-            source,
-        }
+        sqlite_error(&self.path, source)
     }
 
     /// Opens the database at `path` for writing, creating it (0600, in a 0700
@@ -103,11 +126,7 @@ impl Store {
         if let Some(dir) = path.parent() {
             create_private_dir(dir)?;
         }
-        let sq = |source| StoreError::Sqlite {
-            path: path.to_path_buf(),
-            source,
-        };
-        let conn = Connection::open(path).map_err(sq)?;
+        let conn = Connection::open(path).map_err(|e| sqlite_error(path, e))?;
         let store = Store {
             conn,
             path: path.to_path_buf(),
@@ -125,15 +144,11 @@ impl Store {
         if !path.exists() {
             return Err(StoreError::Missing(path.to_path_buf()));
         }
-        let sq = |source| StoreError::Sqlite {
-            path: path.to_path_buf(),
-            source,
-        };
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
-        .map_err(sq)?;
+        .map_err(|e| sqlite_error(path, e))?;
         let store = Store {
             conn,
             path: path.to_path_buf(),
@@ -208,7 +223,7 @@ impl Store {
         &self.path
     }
 
-    /// The raw connection, for the modules of this store.
+    /// The raw connection, for the modules of this crate.
     pub(crate) fn conn(&self) -> &Connection {
         &self.conn
     }
@@ -239,10 +254,7 @@ impl Store {
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,
     ) -> Result<T> {
         let path = self.path.clone();
-        let wrap = |source| StoreError::Sqlite {
-            path: path.clone(),
-            source,
-        };
+        let wrap = |source| sqlite_error(&path, source);
         let tx = self.conn.transaction().map_err(wrap)?;
         let value = f(&tx).map_err(wrap)?;
         tx.commit().map_err(wrap)?;
@@ -253,15 +265,4 @@ impl Store {
     pub(crate) fn wrap(&self, e: rusqlite::Error) -> StoreError {
         self.err(e)
     }
-}
-
-/// Hex sha256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    for b in digest {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
 }

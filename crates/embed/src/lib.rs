@@ -1,8 +1,13 @@
 //! Local embeddings: finding the ONNX Runtime library and the model on disk,
 //! loading them through fastembed, splitting long texts into token windows,
 //! and embedding batches of similar length. Nothing is ever downloaded here.
+//! This is the only crate that links ONNX Runtime (ort, fastembed), so that
+//! heavy native build is isolated from the rest of deja.
+//!
+//! - this module: [`Settings`] (where things are), [`Embedder`] (indexing).
+//! - [`query`]: the query-time encoder, loaded as fast as possible.
+//! - [`window`]: token windows and neighbour context.
 
-pub mod pass;
 pub mod query;
 pub mod window;
 
@@ -13,7 +18,8 @@ use fastembed::{
     InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
 };
 
-use crate::paths::Paths;
+use deja_model::trace::trace;
+pub use deja_model::ModelStamp as Known;
 
 /// The default model's folder name under `<data dir>/models`.
 pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
@@ -96,19 +102,21 @@ fn runtime_names() -> &'static [&'static str] {
 }
 
 impl Settings {
-    /// From the config's `[embed]` section and the data folder.
-    pub fn from_config(c: &deja_config::Embed, paths: &Paths) -> Settings {
+    /// From the config's `[embed]` section, the user's home (for `~` in
+    /// configured paths) and deja's data folder (which holds `models/`,
+    /// `runtime/` and `cache/`).
+    pub fn from_config(c: &deja_config::Embed, home: &Path, data_dir: &Path) -> Settings {
         let model_dir = if c.model_dir.is_empty() {
-            paths.models_dir().join(DEFAULT_MODEL)
+            data_dir.join("models").join(DEFAULT_MODEL)
         } else {
-            crate::paths::expand(&c.model_dir, &paths.home)
+            deja_config::expand_home(&c.model_dir, home)
         };
         let mut runtime_candidates = Vec::new();
         if !c.runtime.is_empty() {
-            runtime_candidates.push(crate::paths::expand(&c.runtime, &paths.home));
+            runtime_candidates.push(deja_config::expand_home(&c.runtime, home));
         } else {
             for name in runtime_names() {
-                runtime_candidates.push(paths.runtime_dir().join(name));
+                runtime_candidates.push(data_dir.join("runtime").join(name));
             }
             if let Some(p) = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()) {
                 runtime_candidates.push(PathBuf::from(p));
@@ -124,7 +132,7 @@ impl Settings {
             batch_tokens: c.batch_tokens,
             threads: c.threads,
             enabled: c.enabled,
-            cache_dir: Some(paths.data_dir.join("cache")),
+            cache_dir: Some(data_dir.join("cache")),
         }
     }
 
@@ -163,42 +171,11 @@ impl Settings {
     }
 }
 
-/// What the store remembers about the model it was embedded with, so that a
-/// later run can skip hashing the model file and probing its dimensions when
-/// the file has not changed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Known {
-    /// [`Settings::fingerprint`] when the id was computed.
-    pub fingerprint: String,
-    /// The model id.
-    pub id: String,
-    /// Vector dimensions.
-    pub dims: usize,
-}
-
-impl Known {
-    /// Reads it from the store's meta table.
-    pub fn from_store(store: &crate::store::Store) -> Option<Known> {
-        Some(Known {
-            fingerprint: store.meta("embed_fingerprint").ok()??,
-            id: store.meta("embed_model").ok()??,
-            dims: store.meta("embed_dims").ok()??.parse().ok()?,
-        })
-    }
-
-    /// Writes it to the store's meta table.
-    pub fn save(&self, store: &crate::store::Store) -> crate::store::Result<()> {
-        store.set_meta("embed_fingerprint", &self.fingerprint)?;
-        store.set_meta("embed_model", &self.id)?;
-        store.set_meta("embed_dims", &self.dims.to_string())
-    }
-}
-
 impl Settings {
     /// deja's id for the model in `onnx_bytes` with this windowing: vectors
     /// of different ids never mix.
     pub fn model_id(&self, onnx_bytes: &[u8]) -> String {
-        let hash = crate::store::sha256_hex(onnx_bytes);
+        let hash = deja_model::sha256_hex(onnx_bytes);
         let name = self
             .model_dir
             .file_name()
@@ -267,7 +244,6 @@ impl Embedder {
     /// Loads the runtime and model named by `settings`. When `known` describes
     /// the same files, its id and dimensions are reused.
     pub fn load(settings: &Settings, known: Option<&Known>) -> Result<Embedder, EmbedError> {
-        let trace = crate::output::trace;
         let fingerprint = settings.fingerprint();
         let known = known.filter(|k| fingerprint.as_deref() == Some(k.fingerprint.as_str()));
         let files = settings.model_files()?;

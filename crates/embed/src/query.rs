@@ -41,13 +41,13 @@ impl QueryEncoder {
         let tokenizer_thread =
             std::thread::spawn(move || load_tokenizer(&tokenizer_file, max_tokens));
         let env = environment(settings.runtime()?)?;
-        crate::output::trace("runtime loaded");
+        deja_model::trace::trace("runtime loaded");
         let err = |message: String| EmbedError::Model {
             path: settings.model_dir.clone(),
             message,
         };
         let model_path = prepare_at(settings, &env, &onnx).unwrap_or(onnx);
-        crate::output::trace("optimized model found");
+        deja_model::trace::trace("optimized model found");
         let threads = if settings.threads > 0 {
             settings.threads
         } else {
@@ -63,7 +63,7 @@ impl QueryEncoder {
             .map_err(|e| err(e.to_string()))?
             .commit_from_file(&model_path)
             .map_err(|e| err(e.to_string()))?;
-        crate::output::trace("session created");
+        deja_model::trace::trace("session created");
         let token_types = session
             .inputs()
             .iter()
@@ -149,7 +149,7 @@ fn optimized_dir(settings: &Settings, onnx: &Path) -> Option<PathBuf> {
         Some(format!("{}-{}", m.len(), t.as_secs()))
     };
     let runtime = settings.runtime().ok()?;
-    let key = crate::store::sha256_hex(
+    let key = deja_model::sha256_hex(
         format!("{}|{}|{}", onnx.display(), stamp(onnx)?, stamp(runtime)?).as_bytes(),
     );
     Some(

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::{params, OptionalExtension, Transaction};
 
 use super::{sha256_hex, Result, Store};
-use crate::model::{Message, Session};
+use deja_model::{CopyRank, Message, Session};
 
 /// What the store knows of a transcript file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,10 +136,7 @@ impl Store {
     /// Stores the sessions parsed from one transcript, in one transaction.
     pub fn apply(&mut self, file: &FileState<'_>, sessions: &[Session]) -> Result<Applied> {
         let path = self.path.clone();
-        let wrap = |source| super::StoreError::Sqlite {
-            path: path.clone(),
-            source,
-        };
+        let wrap = |source| super::sqlite_error(&path, source);
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -153,10 +150,7 @@ impl Store {
     /// with no source. Returns the number of sessions orphaned.
     pub fn orphan_missing(&mut self, harness: &str) -> Result<usize> {
         let path = self.path.clone();
-        let wrap = |source| super::StoreError::Sqlite {
-            path: path.clone(),
-            source,
-        };
+        let wrap = |source| super::sqlite_error(&path, source);
         let tx = self.conn.transaction().map_err(wrap)?;
         let gone: Vec<(i64, String)> = {
             let mut stmt = tx
@@ -264,9 +258,12 @@ fn apply_in(
             Some(e) => {
                 let other_source = e.source_id.filter(|&id| id != source_id);
                 if other_source.is_some() {
-                    let theirs = (e.precedence, e.updated_at, e.message_count);
-                    let ours = (s.precedence, s.updated_at_ms, s.messages.len() as i64);
-                    if ours <= theirs {
+                    let theirs = CopyRank {
+                        precedence: e.precedence,
+                        updated_at_ms: e.updated_at,
+                        messages: e.message_count,
+                    };
+                    if s.copy_rank() <= theirs {
                         applied.sessions_superseded += 1;
                         continue;
                     }
@@ -324,7 +321,7 @@ fn existing(tx: &Transaction<'_>, harness: &str, id: &str) -> rusqlite::Result<O
 }
 
 fn first_user(s: &Session) -> Option<String> {
-    s.first_user_line().map(|l| crate::output::one_line(l, 200))
+    s.first_user_line().map(|l| deja_model::one_line(l, 200))
 }
 
 fn insert_session(

@@ -1,17 +1,43 @@
-//! The plugin host: finds reader plugins, loads every one it can, explains
-//! every one it cannot, and wraps the loaded ones in safe calls that return
-//! host types.
+//! deja's plugin host: finds reader plugins, checks their ABI, loads every
+//! one it can, explains every one it cannot, and wraps the loaded ones in safe
+//! calls that take and return deja's own types. With the plugin API, this is
+//! the only crate that speaks abi_stable: no `R*` type crosses its public API.
+//!
+//! - [`candidates`]: where plugin files are looked for.
+//! - [`loader`]: permission and ABI checks, loading one library.
+//! - [`convert`]: the readers' ABI values turned into deja's types.
+//! - [`transcripts`]: reading transcript files for the readers.
 
 pub mod candidates;
+mod convert;
 pub mod loader;
+pub mod transcripts;
 
 use std::path::{Path, PathBuf};
 
+use deja_model::Session;
 use deja_plugin_api as api;
-use deja_plugin_api::version::AbiVersion;
 
-use crate::model::Session;
 pub use candidates::Origin;
+pub use deja_plugin_api::version::AbiVersion;
+
+/// The plugin ABI version this host speaks.
+pub const HOST_ABI: AbiVersion = deja_plugin_api::version::CURRENT;
+
+/// What a reader is told of its surroundings: the user's home, the process
+/// environment and its own config section (as JSON).
+pub struct Context(api::HostContext);
+
+impl Context {
+    /// The context of this process for a reader whose config section is
+    /// `config_json`.
+    pub fn from_process(home: &Path, config_json: &str) -> Context {
+        Context(api::HostContext::from_process(
+            &home.to_string_lossy(),
+            config_json,
+        ))
+    }
+}
 
 /// A loaded reader plugin.
 pub struct Plugin {
@@ -92,8 +118,6 @@ pub struct Report {
 pub struct CallError {
     /// The harness of the plugin.
     pub harness: String,
-    /// The error kind the plugin gave.
-    pub kind: api::ErrorKind,
     /// Its message.
     pub message: String,
 }
@@ -140,7 +164,6 @@ impl Plugin {
     fn call_error(&self, e: api::PluginError) -> CallError {
         CallError {
             harness: self.harness.clone(),
-            kind: e.kind,
             message: e.message.into_string(),
         }
     }
@@ -156,8 +179,8 @@ impl Plugin {
     }
 
     /// Runs the plugin's discovery.
-    pub fn discover(&self, context: &api::HostContext) -> Result<Discovered, CallError> {
-        let d = (self.module.discover())(context)
+    pub fn discover(&self, context: &Context) -> Result<Discovered, CallError> {
+        let d = (self.module.discover())(&context.0)
             .into_result()
             .map_err(|e| self.call_error(e))?;
         Ok(Discovered {
@@ -181,14 +204,14 @@ impl Plugin {
         path: &Path,
         bytes: &[u8],
         modified_ms: i64,
-        context: &api::HostContext,
+        context: &Context,
     ) -> Result<Parsed, CallError> {
         let path_text = path.to_string_lossy();
         let request = api::ParseRequest {
             path: path_text.as_ref().into(),
             bytes: bytes.into(),
             modified_ms,
-            context,
+            context: &context.0,
         };
         let out = (self.module.parse())(&request)
             .into_result()
@@ -197,7 +220,7 @@ impl Plugin {
             sessions: out
                 .sessions
                 .into_iter()
-                .map(|s| Session::from_api(&self.harness, s))
+                .map(|s| convert::session(&self.harness, s))
                 .collect(),
             skipped_empty: out.skipped_empty,
             warnings: out.warnings.into_iter().map(|w| w.into_string()).collect(),
@@ -211,14 +234,14 @@ impl Plugin {
         native_id: &str,
         project_dir: Option<&str>,
         source_path: Option<&str>,
-        context: &api::HostContext,
+        context: &Context,
     ) -> Result<Resume, CallError> {
         let request = api::ResumeRequest {
             id: id.into(),
             native_id: native_id.into(),
             project_dir: project_dir.map(api::RStr::from).into(),
             source_path: source_path.map(api::RStr::from).into(),
-            context,
+            context: &context.0,
         };
         let advice = (self.module.resume())(&request)
             .into_result()

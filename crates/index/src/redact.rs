@@ -6,7 +6,7 @@
 
 use regex::{Regex, RegexSet};
 
-use crate::model::Session;
+use deja_model::Session;
 
 /// One rule: a pattern, the marker name, and which capture group holds the
 /// secret (0 = the whole match).

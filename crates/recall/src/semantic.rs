@@ -4,14 +4,13 @@
 //! HNSW search otherwise. Units embedded after the index file was last saved
 //! are scored exactly too, so recall sees them while an index run writes.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
-use rusqlite::params_from_iter;
+use deja_embed::dot;
+use deja_store::vectors::VectorIndex;
+use deja_store::Store;
 
-use super::Candidates;
-use crate::embed::dot;
-use crate::store::Store;
-use crate::vectors::VectorIndex;
+use crate::{Candidates, Result};
 
 /// Up to this many allowed units are scored exactly.
 const EXACT_LIMIT: usize = 20_000;
@@ -32,7 +31,7 @@ pub fn search(
     query: &[f32],
     candidates: &Candidates,
     k: usize,
-) -> crate::store::Result<Vec<(i64, f64)>> {
+) -> Result<Vec<(i64, f64)>> {
     let units = k * 4;
     let mut scored: Vec<(u64, f32)> = Vec::new();
     if candidates.is_unrestricted() {
@@ -46,7 +45,7 @@ pub fn search(
                 .map(|(key, v)| (*key, dot(query, v))),
         );
     } else {
-        let allowed = allowed_units(store, candidates)?;
+        let allowed = store.units_in_scope(candidates)?;
         if allowed.len() <= EXACT_LIMIT {
             let mut buf = Vec::new();
             for key in &allowed {
@@ -77,7 +76,7 @@ pub fn search(
     }
     scored.sort_by(|a, b| b.1.total_cmp(&a.1));
     scored.truncate(units);
-    let messages = messages_of(store, &scored.iter().map(|s| s.0).collect::<Vec<_>>())?;
+    let messages = store.messages_of_units(&scored.iter().map(|s| s.0).collect::<Vec<_>>())?;
     // Best unit per message.
     let mut best: HashMap<i64, f64> = HashMap::new();
     for (key, score) in scored {
@@ -90,43 +89,5 @@ pub fn search(
     let mut out: Vec<(i64, f64)> = best.into_iter().collect();
     out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     out.truncate(k);
-    Ok(out)
-}
-
-fn allowed_units(store: &Store, candidates: &Candidates) -> crate::store::Result<HashSet<u64>> {
-    let (cond, args) = candidates.sql();
-    let sql = format!(
-        "SELECT c.id FROM chunks c
-         JOIN messages m ON m.id = c.message
-         JOIN sessions s ON s.id = m.session
-         WHERE {cond}"
-    );
-    let mut stmt = store.conn().prepare(&sql).map_err(|e| store.wrap(e))?;
-    let rows = stmt
-        .query_map(params_from_iter(args), |r| r.get::<_, i64>(0))
-        .map_err(|e| store.wrap(e))?;
-    let mut out = HashSet::new();
-    for r in rows {
-        out.insert(r.map_err(|e| store.wrap(e))? as u64);
-    }
-    Ok(out)
-}
-
-fn messages_of(store: &Store, keys: &[u64]) -> crate::store::Result<HashMap<u64, i64>> {
-    let mut out = HashMap::new();
-    for batch in keys.chunks(500) {
-        let marks = vec!["?"; batch.len()].join(",");
-        let sql = format!("SELECT id, message FROM chunks WHERE id IN ({marks})");
-        let mut stmt = store.conn().prepare(&sql).map_err(|e| store.wrap(e))?;
-        let rows = stmt
-            .query_map(params_from_iter(batch.iter().map(|k| *k as i64)), |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
-            })
-            .map_err(|e| store.wrap(e))?;
-        for r in rows {
-            let (id, message) = r.map_err(|e| store.wrap(e))?;
-            out.insert(id as u64, message);
-        }
-    }
     Ok(out)
 }

@@ -1,7 +1,13 @@
-//! The host's own view of sessions, converted once from the plugin ABI types at
-//! the boundary (see [`crate::plugin_host`]), so nothing past it touches FFI types.
+//! deja's own view of sessions: the types every layer speaks (the plugin host
+//! converts the readers' ABI values into them once, at its boundary), and the
+//! few helpers they share: content hashes, one-line previews, start-up traces,
+//! and the rule for which copy of a session wins.
 
-use deja_plugin_api as api;
+pub mod text;
+pub mod trace;
+
+pub use text::{one_line, sha256_hex};
+
 use serde::Serialize;
 
 /// Who wrote a message.
@@ -111,57 +117,15 @@ pub struct Session {
 impl Session {
     /// Whether `self` should replace `other`, a copy of the same session from another file.
     pub fn wins_over(&self, other: &Session) -> bool {
-        (self.precedence, self.updated_at_ms, self.messages.len())
-            > (other.precedence, other.updated_at_ms, other.messages.len())
+        self.copy_rank() > other.copy_rank()
     }
 
-    /// Converts a plugin's session.
-    pub fn from_api(harness: &str, s: api::Session) -> Session {
-        Session {
-            harness: harness.to_string(),
-            id: s.id.into_string(),
-            native_id: s.native_id.into_string(),
-            started_at_ms: s.started_at_ms,
-            updated_at_ms: s.updated_at_ms.max(s.started_at_ms),
-            project: Project {
-                dir: opt(s.project.dir),
-                name: opt(s.project.name),
-                id: opt(s.project.id),
-            },
-            title: opt(s.title),
-            parent_id: opt(s.parent_id),
-            precedence: s.precedence,
-            messages: s
-                .messages
-                .into_iter()
-                .map(|m| Message {
-                    role: match m.role {
-                        api::Role::User => Role::User,
-                        api::Role::Assistant => Role::Assistant,
-                    },
-                    text: m.text.into_string(),
-                    timestamp_ms: m.timestamp_ms,
-                    native_id: opt(m.native_id),
-                })
-                .collect(),
-            files: s
-                .files
-                .into_iter()
-                .map(|f| FileRecord {
-                    path: f.path.into_string(),
-                    action: f.action.as_str(),
-                    timestamp_ms: f.timestamp_ms,
-                })
-                .collect(),
-            commands: s
-                .commands
-                .into_iter()
-                .map(|c| CommandRecord {
-                    command: c.command.into_string(),
-                    origin: c.origin.as_str(),
-                    timestamp_ms: c.timestamp_ms,
-                })
-                .collect(),
+    /// What decides between two copies of this session: see [`CopyRank`].
+    pub fn copy_rank(&self) -> CopyRank {
+        CopyRank {
+            precedence: self.precedence,
+            updated_at_ms: self.updated_at_ms,
+            messages: self.messages.len() as i64,
         }
     }
 
@@ -174,14 +138,34 @@ impl Session {
     }
 }
 
-fn opt(v: api::ROption<api::RString>) -> Option<String> {
-    v.into_option()
-        .map(|s| s.into_string())
-        .filter(|s| !s.is_empty())
+/// The one rule for which copy of a session wins when a reader finds it in
+/// two files: higher precedence, then the later update, then more messages
+/// (compared in that order, as the derived `Ord` does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CopyRank {
+    /// The reader's precedence of the file format.
+    pub precedence: i32,
+    /// Last activity (ms).
+    pub updated_at_ms: i64,
+    /// Number of messages.
+    pub messages: i64,
 }
 
 /// deja's id for the message at `index` of session `session_id`, used when the
 /// harness has none.
 pub fn message_id(session_id: &str, index: usize) -> String {
     format!("{session_id}#{index}")
+}
+
+/// The embedding model a store's vectors were made with: the store keeps it,
+/// so that a later run can tell whether the installed model is the same
+/// without hashing the model file or probing its dimensions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelStamp {
+    /// A cheap identity of the model files and windowing when `id` was computed.
+    pub fingerprint: String,
+    /// The model id (name, content hash, windowing): vectors of different ids never mix.
+    pub id: String,
+    /// Vector dimensions.
+    pub dims: usize,
 }

@@ -1,7 +1,20 @@
-//! Recall: ranks stored messages for a query by meaning (embeddings), by words
-//! (FTS5 BM25), or both fused; groups near-duplicate hits; and returns them
-//! with their session, project, time and a snippet.
+//! deja's recall engine: ranks stored messages for a query by meaning
+//! (embeddings), by words (BM25), or both fused, with session-level
+//! evidence; folds near-duplicate hits; and returns them with their session,
+//! project and time. It reads the store only through the store's API.
+//!
+//! [`engine::Engine`] is opened once over a store (and, when semantic ranking
+//! is possible, the model) and answers many queries: the CLI, the MCP server
+//! and the benchmark all rank through it.
+//!
+//! - [`lexical`]: query terms, BM25 with local IDF, phrase pairs.
+//! - [`semantic`]: the query vector against the vector index.
+//! - [`session`]: session-level evidence from a session's best messages.
+//! - [`when`]: dates the query names.
+//! - [`fuse`]: fusing the two rankings.
+//! - [`snippet`]: the part of a hit's text to show.
 
+pub mod engine;
 pub mod fuse;
 pub mod lexical;
 pub mod semantic;
@@ -12,42 +25,14 @@ pub mod when;
 use std::collections::HashMap;
 
 use deja_config::Mode;
-use rusqlite::params_from_iter;
-use rusqlite::types::Value;
+use deja_model::{sha256_hex, Project};
+use deja_store::search::HitRow;
+use deja_store::Store;
 
-use crate::model::{Project, Role};
-use crate::store::query::SessionFilter;
-use crate::store::{sha256_hex, Store};
+pub use deja_store::{Scope as Candidates, SessionFilter, StoreError};
 
-/// Which messages a search may return.
-#[derive(Debug, Clone, Default)]
-pub struct Candidates {
-    /// Session filters.
-    pub filter: SessionFilter,
-    /// Only messages of this role.
-    pub role: Option<Role>,
-}
-
-impl Candidates {
-    /// Whether nothing is filtered.
-    pub fn is_unrestricted(&self) -> bool {
-        self.role.is_none()
-            && self.filter.harness.is_none()
-            && self.filter.project.is_none()
-            && self.filter.since.is_none()
-            && self.filter.until.is_none()
-    }
-
-    /// SQL condition over `m` (messages) and `s` (sessions), with parameters ?1..
-    pub fn sql(&self) -> (String, Vec<Value>) {
-        let (mut cond, mut args) = self.filter.sql();
-        if let Some(role) = self.role {
-            args.push(Value::Text(role.as_str().to_string()));
-            cond.push_str(&format!(" AND m.role = ?{}", args.len()));
-        }
-        (cond, args)
-    }
-}
+/// Result alias of ranking: the store is all that can fail.
+pub type Result<T> = std::result::Result<T, StoreError>;
 
 /// One result.
 #[derive(Debug, Clone)]
@@ -82,6 +67,28 @@ pub struct Hit {
     pub native_session_id: String,
     /// Other hits with the same text, folded into this one.
     pub duplicates: Vec<String>,
+}
+
+impl Hit {
+    fn from_row(r: HitRow) -> Hit {
+        Hit {
+            rank: 0,
+            score: 0.0,
+            message_row: r.message_row,
+            session_id: r.session_id,
+            harness: r.harness,
+            project: r.project,
+            started_at: r.started_at,
+            message_id: r.message_id,
+            message_index: r.message_index,
+            role: r.role,
+            timestamp: r.timestamp,
+            text: r.text,
+            source_path: r.source_path,
+            native_session_id: r.native_session_id,
+            duplicates: Vec::new(),
+        }
+    }
 }
 
 /// The knobs of ranking. [`Tuning::default`] is what deja uses; the
@@ -155,7 +162,7 @@ pub fn search(
     candidates: &Candidates,
     semantic: Option<(&semantic::Vectors, &[f32])>,
     limit: usize,
-) -> crate::store::Result<Vec<Hit>> {
+) -> Result<Vec<Hit>> {
     search_with(
         store,
         query,
@@ -176,7 +183,7 @@ pub fn search_with(
     semantic: Option<(&semantic::Vectors, &[f32])>,
     limit: usize,
     tuning: &Tuning,
-) -> crate::store::Result<Vec<Hit>> {
+) -> Result<Vec<Hit>> {
     let signals = gather(
         store,
         query,
@@ -196,7 +203,7 @@ pub fn gather(
     candidates: &Candidates,
     semantic: Option<(&semantic::Vectors, &[f32])>,
     depth: usize,
-) -> crate::store::Result<Signals> {
+) -> Result<Signals> {
     let mut signals = gather_lexical(store, query, mode, candidates, depth)?;
     if let Some((vectors, q)) = semantic {
         add_semantic(store, &mut signals, query, vectors, q, candidates, depth)?;
@@ -212,7 +219,7 @@ pub fn gather_lexical(
     mode: Mode,
     candidates: &Candidates,
     depth: usize,
-) -> crate::store::Result<Signals> {
+) -> Result<Signals> {
     let wants_lexical = matches!(mode, Mode::Lexical | Mode::Hybrid);
     let (lexical, session_lexical, phrases) = if wants_lexical {
         (
@@ -247,7 +254,7 @@ pub fn add_semantic(
     query_vector: &[f32],
     candidates: &Candidates,
     depth: usize,
-) -> crate::store::Result<()> {
+) -> Result<()> {
     if matches!(signals.mode, Mode::Semantic | Mode::Hybrid) {
         signals.semantic = semantic::search(store, vectors, query_vector, candidates, depth)?;
         locate(store, signals, query)?;
@@ -256,7 +263,7 @@ pub fn add_semantic(
 }
 
 /// Fills in the sessions of every candidate message and their date affinity.
-fn locate(store: &Store, signals: &mut Signals, query: &str) -> crate::store::Result<()> {
+fn locate(store: &Store, signals: &mut Signals, query: &str) -> Result<()> {
     let ids: Vec<i64> = signals
         .lexical
         .iter()
@@ -264,7 +271,7 @@ fn locate(store: &Store, signals: &mut Signals, query: &str) -> crate::store::Re
         .map(|x| x.0)
         .filter(|id| !signals.session_of.contains_key(id))
         .collect();
-    let (session_of, started) = session::sessions_of(store, &ids)?;
+    let (session_of, started) = store.sessions_of_messages(&ids)?;
     signals.session_of.extend(session_of);
     signals
         .date_affinity
@@ -322,11 +329,7 @@ pub fn rank(s: &Signals, tuning: &Tuning) -> Vec<(i64, f64)> {
 }
 
 /// Loads the top hits, folding messages with the same text into the first.
-pub fn hydrate(
-    store: &Store,
-    ranked: &[(i64, f64)],
-    limit: usize,
-) -> crate::store::Result<Vec<Hit>> {
+pub fn hydrate(store: &Store, ranked: &[(i64, f64)], limit: usize) -> Result<Vec<Hit>> {
     let mut hits: Vec<Hit> = Vec::new();
     let mut by_text: HashMap<String, usize> = HashMap::new();
     for chunk in ranked.chunks(50) {
@@ -362,49 +365,11 @@ pub fn hydrate(
     Ok(hits)
 }
 
-fn load(store: &Store, ids: &[(i64, f64)]) -> crate::store::Result<HashMap<i64, Hit>> {
-    let marks = vec!["?"; ids.len()].join(",");
-    let sql = format!(
-        "SELECT m.id, s.session_id, s.harness, s.project_dir, s.project_name, s.project_id,
-                s.started_at, m.native_id, m.position, m.role, m.timestamp, m.text, s.source_path,
-                s.native_id
-         FROM messages m JOIN sessions s ON s.id = m.session
-         WHERE m.id IN ({marks})"
-    );
-    let mut stmt = store.conn().prepare(&sql).map_err(|e| store.wrap(e))?;
-    let rows = stmt
-        .query_map(params_from_iter(ids.iter().map(|x| x.0)), |r| {
-            let session_id: String = r.get(1)?;
-            let native: Option<String> = r.get(7)?;
-            let position: i64 = r.get(8)?;
-            Ok(Hit {
-                rank: 0,
-                score: 0.0,
-                message_row: r.get(0)?,
-                message_id: native
-                    .unwrap_or_else(|| crate::model::message_id(&session_id, position as usize)),
-                session_id,
-                harness: r.get(2)?,
-                project: Project {
-                    dir: r.get(3)?,
-                    name: r.get(4)?,
-                    id: r.get(5)?,
-                },
-                started_at: r.get(6)?,
-                message_index: position,
-                role: r.get(9)?,
-                timestamp: r.get(10)?,
-                text: r.get(11)?,
-                source_path: r.get(12)?,
-                native_session_id: r.get(13)?,
-                duplicates: Vec::new(),
-            })
-        })
-        .map_err(|e| store.wrap(e))?;
-    let mut out = HashMap::new();
-    for r in rows {
-        let hit = r.map_err(|e| store.wrap(e))?;
-        out.insert(hit.message_row, hit);
-    }
-    Ok(out)
+fn load(store: &Store, ids: &[(i64, f64)]) -> Result<HashMap<i64, Hit>> {
+    let ids: Vec<i64> = ids.iter().map(|x| x.0).collect();
+    Ok(store
+        .hit_rows(&ids)?
+        .into_iter()
+        .map(|(id, row)| (id, Hit::from_row(row)))
+        .collect())
 }

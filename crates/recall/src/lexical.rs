@@ -5,10 +5,11 @@
 //! every term in an average-length document scores), so a passing match of one
 //! common word is worth little whatever else matches.
 
-use rusqlite::params_from_iter;
+use deja_store::search::{match_expression, quote};
+pub use deja_store::Level;
+use deja_store::Store;
 
-use super::Candidates;
-use crate::store::Store;
+use crate::{Candidates, Result};
 
 /// Words too common to help a search.
 const STOP_WORDS: &[&str] = &[
@@ -63,103 +64,19 @@ pub fn phrase_coverage(
     store: &Store,
     query: &str,
     candidates: &Candidates,
-) -> crate::store::Result<std::collections::HashMap<i64, f64>> {
+) -> Result<std::collections::HashMap<i64, f64>> {
     let pairs = bigrams(query);
     let mut out: std::collections::HashMap<i64, f64> = std::collections::HashMap::new();
     if pairs.is_empty() {
         return Ok(out);
     }
-    let (cond, args) = candidates.filter.sql();
-    let cond = shift_placeholders(&cond, 1);
     let share = 1.0 / pairs.len() as f64;
     for pair in &pairs {
-        let mut a = vec![rusqlite::types::Value::Text(quote(pair))];
-        a.extend(args.iter().cloned());
-        let mut stmt = store
-            .conn()
-            .prepare_cached(&format!(
-                "SELECT s.id FROM sessions_fts JOIN sessions s ON s.id = sessions_fts.rowid
-                 WHERE sessions_fts MATCH ?1 AND {cond}"
-            ))
-            .map_err(|e| store.wrap(e))?;
-        let rows = stmt
-            .query_map(params_from_iter(a.iter()), |r| r.get::<_, i64>(0))
-            .map_err(|e| store.wrap(e))?;
-        for r in rows {
-            *out.entry(r.map_err(|e| store.wrap(e))?).or_default() += share;
+        for session in store.sessions_with_phrase(&quote(pair), &candidates.filter)? {
+            *out.entry(session).or_default() += share;
         }
     }
     Ok(out)
-}
-
-/// `text` as one FTS5 phrase: quoted, with any quote inside removed, so no
-/// input is FTS5 syntax.
-fn quote(text: &str) -> String {
-    format!("\"{}\"", text.replace('"', ""))
-}
-
-/// How many documents of `fts` hold `phrase` (a [`quote`]d term).
-fn doc_count(store: &Store, fts: &str, phrase: &str) -> crate::store::Result<f64> {
-    store
-        .conn()
-        .query_row(
-            &format!("SELECT count(*) FROM {fts} WHERE {fts} MATCH ?1"),
-            [phrase],
-            |r| r.get::<_, i64>(0),
-        )
-        .map(|n| n as f64)
-        .map_err(|e| store.wrap(e))
-}
-
-/// An FTS5 MATCH expression for `terms`: each term quoted, any of them may match.
-pub fn match_expression(terms: &[String]) -> Option<String> {
-    if terms.is_empty() {
-        return None;
-    }
-    Some(
-        terms
-            .iter()
-            .map(|t| quote(t))
-            .collect::<Vec<_>>()
-            .join(" OR "),
-    )
-}
-
-/// Which full-text index to search.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Level {
-    /// One document per message.
-    Message,
-    /// One document per session (all its messages).
-    Session,
-}
-
-impl Level {
-    fn fts(self) -> &'static str {
-        match self {
-            Level::Message => "messages_fts",
-            Level::Session => "sessions_fts",
-        }
-    }
-
-    fn table(self) -> &'static str {
-        match self {
-            Level::Message => "messages",
-            Level::Session => "sessions",
-        }
-    }
-
-    /// FROM/JOIN clauses reaching the documents of this level, their sessions
-    /// `s` and (for messages) `m`, from the full-text table.
-    fn joins(self) -> String {
-        match self {
-            Level::Message => {
-                "JOIN messages m ON m.id = messages_fts.rowid JOIN sessions s ON s.id = m.session"
-                    .to_string()
-            }
-            Level::Session => "JOIN sessions s ON s.id = sessions_fts.rowid".to_string(),
-        }
-    }
 }
 
 /// Most documents a single term contributes; rarer terms are all counted.
@@ -188,52 +105,22 @@ pub fn search(
     candidates: &Candidates,
     level: Level,
     k: usize,
-) -> crate::store::Result<Vec<(i64, f64)>> {
+) -> Result<Vec<(i64, f64)>> {
     let terms = terms(query);
     if terms.is_empty() {
         return Ok(Vec::new());
     }
-    let conn = store.conn();
-    let wrap = |e| store.wrap(e);
-    let (cond, args) = match level {
-        Level::Message => candidates.sql(),
-        Level::Session => candidates.filter.sql(),
-    };
-    let restricted = !candidates.is_unrestricted();
-    let fts = level.fts();
-    let joins = level.joins();
-    let total: f64 = conn
-        .query_row(
-            &format!("SELECT coalesce(max(id), 0) FROM {}", level.table()),
-            [],
-            |r| r.get::<_, i64>(0),
-        )
-        .map_err(wrap)? as f64;
-    let in_scope: f64 = if restricted {
-        let from = match level {
-            Level::Message => "messages m JOIN sessions s ON s.id = m.session",
-            Level::Session => "sessions s",
-        };
-        conn.query_row(
-            &format!("SELECT count(*) FROM {from} WHERE {cond}"),
-            params_from_iter(args.clone()),
-            |r| r.get::<_, i64>(0),
-        )
-        .map_err(wrap)? as f64
-    } else {
-        total
-    };
-    if !restricted && args.is_empty() {
+    let total = store.max_row_id(level)?;
+    if candidates.is_unrestricted() {
         return search_unrestricted(store, &terms, level, total, k);
     }
-    let shifted = shift_placeholders(&cond, 1);
+    let in_scope = store.count_in_scope(level, candidates)?;
 
     let mut scores: std::collections::HashMap<i64, f64> = std::collections::HashMap::new();
     let mut weight = 0.0;
     for term in &terms {
         let quoted = quote(term);
-        let global = doc_count(store, fts, &quoted)?;
-        let phrase = rusqlite::types::Value::Text(quoted);
+        let global = store.fts_doc_count(level, &quoted)?;
         if global == 0.0 {
             // A word no document has still belongs to the query: its weight
             // counts, so matching the query's other words is a partial match.
@@ -241,34 +128,11 @@ pub fn search(
             continue;
         }
         let global_idf = idf(total.max(global), global);
-        let mut term_args = vec![phrase.clone()];
-        term_args.extend(args.iter().cloned());
-        let rows: Vec<(i64, f64)> = {
-            let mut stmt = conn
-                .prepare_cached(&format!(
-                    "SELECT {fts}.rowid, -bm25({fts}) FROM {fts} {joins}
-                     WHERE {fts} MATCH ?1 AND {shifted}
-                     ORDER BY bm25({fts}) LIMIT {PER_TERM}"
-                ))
-                .map_err(wrap)?;
-            let rows = stmt
-                .query_map(params_from_iter(term_args.iter()), |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })
-                .map_err(wrap)?;
-            rows.collect::<rusqlite::Result<_>>().map_err(wrap)?
-        };
-        let local = if !restricted {
-            global
-        } else if rows.len() < PER_TERM {
+        let rows = store.fts_term_top(level, &quoted, candidates, PER_TERM)?;
+        let local = if rows.len() < PER_TERM {
             rows.len() as f64
         } else {
-            conn.query_row(
-                &format!("SELECT count(*) FROM {fts} {joins} WHERE {fts} MATCH ?1 AND {shifted}"),
-                params_from_iter(term_args.iter()),
-                |r| r.get::<_, i64>(0),
-            )
-            .map_err(wrap)? as f64
+            store.fts_term_count(level, &quoted, candidates)?
         };
         if local == 0.0 {
             weight += idf(in_scope, 0.0);
@@ -315,8 +179,7 @@ fn search_unrestricted(
     level: Level,
     total: f64,
     k: usize,
-) -> crate::store::Result<Vec<(i64, f64)>> {
-    let fts = level.fts();
+) -> Result<Vec<(i64, f64)>> {
     let mut weight = 0.0;
     let mut present = Vec::new();
     let mut rare = Vec::new();
@@ -324,7 +187,7 @@ fn search_unrestricted(
     // bound is at least FTS5's own.
     let mut common_bound = 0.0;
     for term in terms {
-        let global = doc_count(store, fts, &quote(term))?;
+        let global = store.fts_doc_count(level, &quote(term))?;
         let term_idf = idf(total.max(global), global);
         weight += term_idf;
         if global > 0.0 {
@@ -344,7 +207,7 @@ fn search_unrestricted(
     }
     let pruned = match match_expression(&rare) {
         Some(rare) if common_bound > 0.0 => {
-            let rows = bm25_top(store, level, &expression, Some(&rare), k)?;
+            let rows = store.bm25_top(level, &expression, Some(&rare), k)?;
             let exact = rows.len() == k && rows.last().is_some_and(|r| r.1 >= common_bound);
             exact.then_some(rows)
         }
@@ -352,7 +215,7 @@ fn search_unrestricted(
     };
     let mut out = match pruned {
         Some(rows) => rows,
-        None => bm25_top(store, level, &expression, None, k)?,
+        None => store.bm25_top(level, &expression, None, k)?,
     };
     for row in &mut out {
         row.1 /= weight;
@@ -361,71 +224,12 @@ fn search_unrestricted(
     Ok(out)
 }
 
-/// The `k` best documents of `level` for `expression` by FTS5's BM25 (higher
-/// is better), among those matching `among` when given.
-fn bm25_top(
-    store: &Store,
-    level: Level,
-    expression: &str,
-    among: Option<&str>,
-    k: usize,
-) -> crate::store::Result<Vec<(i64, f64)>> {
-    let fts = level.fts();
-    let wrap = |e| store.wrap(e);
-    let mut params = vec![
-        rusqlite::types::Value::Text(expression.to_string()),
-        rusqlite::types::Value::Integer(k as i64),
-    ];
-    let filter = match among {
-        Some(among) => {
-            params.push(rusqlite::types::Value::Text(among.to_string()));
-            // The unary `+` keeps SQLite from driving the outer search by row
-            // id (one full-text lookup per candidate): the subquery becomes a
-            // set that each match is checked against.
-            format!("AND +rowid IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?3)")
-        }
-        None => String::new(),
-    };
-    let mut stmt = store
-        .conn()
-        .prepare_cached(&format!(
-            "SELECT rowid, -bm25({fts}) FROM {fts} WHERE {fts} MATCH ?1 {filter}
-             ORDER BY bm25({fts}) LIMIT ?2"
-        ))
-        .map_err(wrap)?;
-    let rows = stmt
-        .query_map(params_from_iter(params.iter()), |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?))
-        })
-        .map_err(wrap)?;
-    rows.collect::<rusqlite::Result<_>>().map_err(wrap)
-}
-
-/// Renumbers `?N` placeholders in `sql` to `?N+by`.
-pub fn shift_placeholders(sql: &str, by: usize) -> String {
-    let mut out = String::with_capacity(sql.len());
-    let mut chars = sql.chars().peekable();
-    while let Some(c) = chars.next() {
-        out.push(c);
-        if c == '?' {
-            let mut digits = String::new();
-            while let Some(d) = chars.peek().filter(|d| d.is_ascii_digit()) {
-                digits.push(*d);
-                chars.next();
-            }
-            if let Ok(n) = digits.parse::<usize>() {
-                out.push_str(&(n + by).to_string());
-            } else {
-                out.push_str(&digits);
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
+    use deja_model::{Message, Role, Session};
+    use deja_store::ingest::FileState;
 
     #[test]
     fn terms_drop_stop_words_and_punctuation() {
@@ -448,26 +252,47 @@ mod tests {
         assert_eq!(e, "\"near\" OR \"ab\" OR \"cd\" OR \"ef\" OR \"gh\"");
     }
 
-    /// A store whose message index holds `common` in every document and
-    /// `rare` (several times, so it outweighs `common`) in the first `rare`
-    /// ones; only the full-text index is filled, which is all that ranking reads.
+    /// A store of one session whose messages hold `common` in every message
+    /// and `rare` (several times, so it outweighs `common`) in the first
+    /// `rare` ones; message row ids are 1..=docs in order.
     fn fts_store(docs: i64, rare: i64) -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("index.sqlite")).unwrap();
-        for id in 1..=docs {
-            let text = if id <= rare {
-                format!("tenant tenant common filler{id}")
-            } else {
-                format!("common filler{id} and more words here")
-            };
-            store
-                .conn()
-                .execute(
-                    "INSERT INTO messages_fts (rowid, text) VALUES (?1, ?2)",
-                    rusqlite::params![id, text],
-                )
-                .unwrap();
-        }
+        let mut store = Store::open(&dir.path().join("index.sqlite")).unwrap();
+        let messages = (1..=docs)
+            .map(|id| Message {
+                role: Role::User,
+                text: if id <= rare {
+                    format!("tenant tenant common filler{id}")
+                } else {
+                    format!("common filler{id} and more words here")
+                },
+                timestamp_ms: id,
+                native_id: None,
+            })
+            .collect();
+        let session = Session {
+            harness: "test".into(),
+            id: "s".into(),
+            native_id: "s".into(),
+            started_at_ms: 0,
+            updated_at_ms: 0,
+            project: Default::default(),
+            title: None,
+            parent_id: None,
+            precedence: 0,
+            messages,
+            files: vec![],
+            commands: vec![],
+        };
+        let file = FileState {
+            harness: "test",
+            path: "/t",
+            size: 0,
+            mtime_ns: 0,
+            hash: "h",
+            reader: "test 0",
+        };
+        store.apply(&file, &[session]).unwrap();
         (dir, store)
     }
 
@@ -476,11 +301,12 @@ mod tests {
         let weight: f64 = terms
             .iter()
             .map(|t| {
-                let n = doc_count(store, "messages_fts", &quote(t)).unwrap();
+                let n = store.fts_doc_count(Level::Message, &quote(t)).unwrap();
                 idf(total.max(n), n)
             })
             .sum();
-        let mut out: Vec<(i64, f64)> = bm25_top(store, Level::Message, &expression, None, k)
+        let mut out: Vec<(i64, f64)> = store
+            .bm25_top(Level::Message, &expression, None, k)
             .unwrap()
             .into_iter()
             .map(|(id, s)| (id, s / weight))
@@ -495,14 +321,14 @@ mod tests {
         let terms = vec!["tenant".to_string(), "common".to_string()];
         // "common" is in every document: with 10 wanted, the documents that
         // hold "tenant" fill the top and the others cannot reach it.
-        let rare = bm25_top(
-            &store,
-            Level::Message,
-            "\"tenant\" OR \"common\"",
-            Some("\"tenant\""),
-            10,
-        )
-        .unwrap();
+        let rare = store
+            .bm25_top(
+                Level::Message,
+                "\"tenant\" OR \"common\"",
+                Some("\"tenant\""),
+                10,
+            )
+            .unwrap();
         assert_eq!(rare.len(), 10);
         assert!(rare.iter().all(|(id, _)| *id <= 40));
         let got = search_unrestricted(&store, &terms, Level::Message, 400.0, 10).unwrap();
@@ -514,13 +340,5 @@ mod tests {
         assert!(got[..40].iter().all(|(id, _)| *id <= 40));
         assert!(got[40..].iter().all(|(id, _)| *id > 40));
         assert_eq!(got, scored_fully(&store, &terms, 400.0, 60));
-    }
-
-    #[test]
-    fn placeholders_shift() {
-        assert_eq!(
-            shift_placeholders("a = ?1 AND b = ?12", 1),
-            "a = ?2 AND b = ?13"
-        );
     }
 }

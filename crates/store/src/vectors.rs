@@ -17,11 +17,10 @@ use std::path::{Path, PathBuf};
 use rusqlite::params;
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
-use crate::app::App;
-use crate::store::Store;
+use crate::Store;
 
 /// Meta key: highest chunk id in the saved index file.
-const WATERMARK: &str = "vectors_watermark";
+pub(crate) const WATERMARK: &str = "vectors_watermark";
 /// Meta key: the scalar kind of the saved file.
 const QUANTIZATION: &str = "vectors_quantization";
 
@@ -38,7 +37,7 @@ pub enum VectorError {
     },
     /// The store failed.
     #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
+    Store(#[from] crate::StoreError),
 }
 
 type Result<T> = std::result::Result<T, VectorError>;
@@ -215,13 +214,21 @@ impl VectorIndex {
             .map_err(|e| self.err(e))?;
         file.sync_all().map_err(|e| self.err(e))?;
         drop(file);
-        crate::store::make_private(&tmp)?;
+        crate::make_private(&tmp)?;
         std::fs::rename(&tmp, &self.path).map_err(|e| self.err(e))?;
         if let Ok(d) = std::fs::File::open(dir) {
             let _ = d.sync_all();
         }
         Ok(())
     }
+}
+
+/// How many vectors the index file at `path` holds, read from its header
+/// without loading it; `None` when it is missing or unreadable.
+pub fn file_count(path: &Path) -> Option<usize> {
+    path.to_str()
+        .and_then(|p| Index::metadata(p).ok())
+        .map(|m| m.count_present as usize)
 }
 
 /// Reads a stored vector blob (little-endian f32s).
@@ -378,17 +385,16 @@ fn scalar_name() -> &'static str {
     "f16"
 }
 
-/// After sessions were removed: drop their vectors from the index file, if
-/// there is one (no model needed: removals only).
-pub fn sync_after_change(app: &App, store: &Store) -> Result<()> {
-    let path = app.paths.vectors();
+/// After sessions were removed: drop their vectors from the index file at
+/// `path`, if there is one (no model needed: removals only).
+pub fn sync_after_change(store: &Store, path: &Path) -> Result<()> {
     let Some(model) = store.meta("embed_model")? else {
         return Ok(());
     };
     let Some(dims) = store.meta("embed_dims")?.and_then(|d| d.parse().ok()) else {
         return Ok(());
     };
-    sync(store, &path, &model, dims).map(|_| ())
+    sync(store, path, &model, dims).map(|_| ())
 }
 
 /// Vectors of chunks the saved file does not hold yet (above the watermark),

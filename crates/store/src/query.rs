@@ -5,7 +5,7 @@
 use rusqlite::{params, params_from_iter, OptionalExtension, Row};
 
 use super::{Result, Store};
-use crate::model::{CommandRecord, FileRecord, Message, Project, Role, Session};
+use deja_model::{CommandRecord, FileRecord, Message, Project, Role, Session};
 
 /// A session row without its messages.
 #[derive(Debug, Clone)]
@@ -79,7 +79,7 @@ pub struct SessionFilter {
 
 impl SessionFilter {
     /// The SQL condition (on the `sessions` table aliased `s`) and its parameters.
-    pub fn sql(&self) -> (String, Vec<rusqlite::types::Value>) {
+    pub(crate) fn sql(&self) -> (String, Vec<rusqlite::types::Value>) {
         use rusqlite::types::Value;
         let mut conds = vec!["1".to_string()];
         let mut args: Vec<Value> = Vec::new();
@@ -271,10 +271,7 @@ impl Store {
     /// brings them back. Returns how many were removed.
     pub fn forget(&mut self, rows: &[SessionRow]) -> Result<usize> {
         let path = self.path.clone();
-        let wrap = |source| super::StoreError::Sqlite {
-            path: path.clone(),
-            source,
-        };
+        let wrap = |source| super::sqlite_error(&path, source);
         let tx = self.conn.transaction().map_err(wrap)?;
         let now = chrono::Utc::now().timestamp_millis();
         let mut n = 0;
@@ -308,52 +305,6 @@ impl Store {
             embeddings: one("SELECT count(*) FROM embeddings")?,
             tombstones: one("SELECT count(*) FROM tombstones")?,
         })
-    }
-
-    /// Every embedding unit's vector, by unit id (for benchmarks and tools).
-    pub fn all_vectors(&self) -> Result<Vec<(u64, Vec<f32>)>> {
-        let model = self.meta("embed_model")?.unwrap_or_default();
-        let mut stmt = self
-            .conn()
-            .prepare(
-                "SELECT c.id, e.vector FROM chunks c
-                 JOIN embeddings e ON e.text_hash = c.text_hash AND e.model = ?1 ORDER BY c.id",
-            )
-            .map_err(|e| self.wrap(e))?;
-        let rows = stmt
-            .query_map([model], |r| {
-                Ok((
-                    r.get::<_, i64>(0)? as u64,
-                    crate::vectors::from_blob(&r.get::<_, Vec<u8>>(1)?),
-                ))
-            })
-            .map_err(|e| self.wrap(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.wrap(e))
-    }
-
-    /// Every session's message texts, in order (for benchmarks and tools).
-    pub fn texts_by_session(&self) -> Result<Vec<Vec<String>>> {
-        let mut stmt = self
-            .conn()
-            .prepare("SELECT session, text FROM messages ORDER BY session, position")
-            .map_err(|e| self.wrap(e))?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-            .map_err(|e| self.wrap(e))?;
-        let mut out: Vec<Vec<String>> = Vec::new();
-        let mut current = None;
-        for row in rows {
-            let (session, text) = row.map_err(|e| self.wrap(e))?;
-            if current != Some(session) {
-                out.push(Vec::new());
-                current = Some(session);
-            }
-            if let Some(last) = out.last_mut() {
-                last.push(text);
-            }
-        }
-        Ok(out)
     }
 
     /// Transcripts whose last parse failed.

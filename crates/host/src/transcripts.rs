@@ -6,9 +6,8 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use deja_plugin_api::discover::Collector;
-
-use crate::model::Session;
+use deja_model::Session;
+use deja_plugin_api::discover::SKIPPED_DIRS;
 
 /// Why a transcript could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -93,18 +92,49 @@ pub fn head(path: &Path) -> Vec<u8> {
     buf
 }
 
-/// Every regular file under `dir` (not descending into VCS, dependency or build folders).
+/// Most folder levels below the starting folder that are walked.
+const MAX_DEPTH: usize = 32;
+
+/// Every regular file under `dir` (following links, never into a loop, and
+/// not descending into VCS, dependency or build folders), in name order, and
+/// warnings for what could not be read. Paths are kept as the OS gives them,
+/// so names that are not UTF-8 are read too.
 pub fn files_under(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
-    let mut collector = Collector::default();
-    collector.walk(dir, 32, &mut |c, p| c.add(p));
-    let d = collector.finish();
-    (
-        d.transcripts
-            .into_iter()
-            .map(|p| PathBuf::from(p.into_string()))
-            .collect(),
-        d.warnings.into_iter().map(|w| w.into_string()).collect(),
-    )
+    let mut files = Vec::new();
+    let mut warnings = Vec::new();
+    let walk = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .max_depth(MAX_DEPTH + 1)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !e.file_type().is_dir()
+                || !SKIPPED_DIRS.contains(&e.file_name().to_string_lossy().as_ref())
+        });
+    for entry in walk {
+        match entry {
+            Ok(e) if e.file_type().is_file() => files.push(e.into_path()),
+            Ok(_) => {}
+            Err(e) => {
+                let at = e
+                    .path()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|| dir.display().to_string());
+                if e.loop_ancestor().is_some() {
+                    warnings.push(format!("`{at}`: symbolic link loop, not followed"));
+                } else if e
+                    .io_error()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
+                {
+                    // A dangling link or a file removed during the walk.
+                } else {
+                    warnings.push(format!("cannot read folder `{at}`: {e}"));
+                }
+            }
+        }
+    }
+    (files, warnings)
 }
 
 /// Keeps one copy of every (harness, id): the one that wins by precedence,
@@ -161,6 +191,36 @@ mod tests {
         ]);
         assert_eq!(out.len(), 2);
         assert_eq!(out[0].1, PathBuf::from("a.jsonl"));
+    }
+
+    #[test]
+    fn walks_non_utf8_names_and_survives_link_loops() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("a");
+        std::fs::create_dir_all(sub.join("node_modules")).unwrap();
+        std::fs::write(sub.join("node_modules").join("skipped"), "x").unwrap();
+        std::fs::write(sub.join("f.md"), "x").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let name = std::ffi::OsStr::from_bytes(b"caf\xe9.md");
+            std::fs::write(sub.join(name), "x").unwrap();
+            std::os::unix::fs::symlink(dir.path(), sub.join("loop")).unwrap();
+        }
+        let (files, warnings) = files_under(dir.path());
+        assert!(files.contains(&sub.join("f.md")), "{files:?}");
+        assert!(!files.iter().any(|f| f.ends_with("skipped")), "{files:?}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            assert!(
+                files
+                    .iter()
+                    .any(|f| f.file_name().unwrap().as_bytes() == b"caf\xe9.md"),
+                "{files:?}"
+            );
+            assert!(warnings.iter().any(|w| w.contains("loop")), "{warnings:?}");
+        }
     }
 
     #[test]

@@ -1,21 +1,44 @@
-//! The ingest pipeline behind `deja index`: discover with every enabled
-//! reader, read only transcripts that changed (size and mtime, then content
-//! hash, then the reader's version), parse them through their plugin, and store
-//! each one in its own transaction. A failing transcript is reported and
-//! skipped; what was indexed from it before is kept.
+//! deja's indexing pipeline, behind `deja index` (and any long-lived caller
+//! that keeps the store fresh): discover with every enabled reader, read only
+//! transcripts that changed (size and mtime, then content hash, then the
+//! reader's version), parse them through their plugin, redact them, and store
+//! each one in its own transaction; then embed what has no vectors yet. A
+//! failing transcript is reported and skipped; what was indexed from it before
+//! is kept.
+//!
+//! - this module: the transcript pass.
+//! - [`redact`]: secrets removed before anything is stored.
+//! - [`embedding`]: the embedding pass and the vector index sync.
+
+pub mod embedding;
+pub mod redact;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use deja_host::transcripts;
+use deja_host::{Context, Plugin};
+use deja_model::{sha256_hex, Session};
+use deja_store::ingest::{Applied, FileState};
+use deja_store::{Store, StoreError};
 
-use crate::app::App;
-use crate::model::Session;
-use crate::plugin_host::Plugin;
 use crate::redact::Redactor;
-use crate::store::ingest::{Applied, FileState};
-use crate::store::{sha256_hex, Store};
-use crate::transcripts;
+
+/// One enabled reader and the context it is called with.
+pub struct Reader<'a> {
+    /// The loaded plugin.
+    pub plugin: &'a Plugin,
+    /// Its context (home, environment, config section).
+    pub context: Context,
+}
+
+/// Where and how to index.
+pub struct Options<'a> {
+    /// The user's home: relative transcript paths are below it.
+    pub home: &'a Path,
+    /// Transcripts larger than this are refused (`index.max_file_bytes`).
+    pub max_file_bytes: u64,
+}
 
 /// What happened during a run, for the summary line and `--json`.
 #[derive(Debug, Clone, Default)]
@@ -60,27 +83,29 @@ fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
         .unwrap_or(0)
 }
 
-/// Indexes every transcript of every enabled reader into `store`.
+/// Indexes every transcript of every reader in `readers` into `store`.
+/// Only the store's own failures are errors; a transcript or a reader that
+/// fails is reported in the [`Report`].
 pub fn run(
-    app: &App,
+    readers: &[Reader<'_>],
+    options: &Options<'_>,
     store: &mut Store,
     redactor: &Redactor,
     progress: &mut dyn Progress,
-) -> Result<Report> {
+) -> Result<Report, StoreError> {
     let mut report = Report::default();
-    let plugins = app.enabled_plugins()?;
-    let mut work: Vec<(&Plugin, PathBuf)> = Vec::new();
+    let mut work: Vec<(&Reader<'_>, PathBuf)> = Vec::new();
     let mut discovered_ok: Vec<&str> = Vec::new();
-    for plugin in &plugins {
-        let context = app.context_for(&plugin.harness)?;
-        match plugin.discover(&context) {
+    for reader in readers {
+        let plugin = reader.plugin;
+        match plugin.discover(&reader.context) {
             Ok(found) => {
                 report.warnings.extend(found.warnings);
                 let mut seen = HashSet::new();
                 for path in found.transcripts {
-                    let path = absolute(&path, &app.paths.home);
+                    let path = absolute(&path, options.home);
                     if seen.insert(path.clone()) {
-                        work.push((plugin, path));
+                        work.push((reader, path));
                     }
                 }
                 discovered_ok.push(&plugin.harness);
@@ -93,10 +118,16 @@ pub fn run(
     report.scanned = work.len();
     progress.transcripts(work.len());
 
-    let limit = app.config.config.index.max_file_bytes;
-    for (plugin, path) in work {
-        let context = app.context_for(&plugin.harness)?;
-        match index_one(store, plugin, &path, limit, &context, redactor) {
+    let limit = options.max_file_bytes;
+    for (reader, path) in work {
+        match index_one(
+            store,
+            reader.plugin,
+            &path,
+            limit,
+            &reader.context,
+            redactor,
+        ) {
             Ok(Outcome::Unchanged) => {}
             Ok(Outcome::Indexed {
                 applied,
@@ -151,7 +182,7 @@ fn index_one(
     plugin: &Plugin,
     path: &Path,
     limit: u64,
-    context: &deja_plugin_api::HostContext,
+    context: &Context,
     redactor: &Redactor,
 ) -> std::result::Result<Outcome, String> {
     let path_text = path.to_string_lossy();

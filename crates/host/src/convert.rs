@@ -1,0 +1,61 @@
+//! The readers' ABI values turned into deja's own types, once, at the
+//! boundary: nothing past the host touches FFI types.
+
+use deja_model::{CommandRecord, FileRecord, Message, Project, Role, Session};
+use deja_plugin_api as api;
+
+fn opt(v: api::ROption<api::RString>) -> Option<String> {
+    v.into_option()
+        .map(|s| s.into_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// Converts a plugin's session (read by the reader of `harness`).
+pub fn session(harness: &str, s: api::Session) -> Session {
+    Session {
+        harness: harness.to_string(),
+        id: s.id.into_string(),
+        native_id: s.native_id.into_string(),
+        started_at_ms: s.started_at_ms,
+        updated_at_ms: s.updated_at_ms.max(s.started_at_ms),
+        project: Project {
+            dir: opt(s.project.dir),
+            name: opt(s.project.name),
+            id: opt(s.project.id),
+        },
+        title: opt(s.title),
+        parent_id: opt(s.parent_id),
+        precedence: s.precedence,
+        messages: s
+            .messages
+            .into_iter()
+            .map(|m| Message {
+                role: match m.role {
+                    api::Role::User => Role::User,
+                    api::Role::Assistant => Role::Assistant,
+                },
+                text: m.text.into_string(),
+                timestamp_ms: m.timestamp_ms,
+                native_id: opt(m.native_id),
+            })
+            .collect(),
+        files: s
+            .files
+            .into_iter()
+            .map(|f| FileRecord {
+                path: f.path.into_string(),
+                action: f.action.as_str(),
+                timestamp_ms: f.timestamp_ms,
+            })
+            .collect(),
+        commands: s
+            .commands
+            .into_iter()
+            .map(|c| CommandRecord {
+                command: c.command.into_string(),
+                origin: c.origin.as_str(),
+                timestamp_ms: c.timestamp_ms,
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,263 @@
+//! The recall engine: opened once over a store and, when semantic ranking is
+//! possible, the embedding model; then asked any number of queries. A
+//! one-shot command (`deja recall`) loads the model on a second thread while
+//! lexical ranking runs; a long-lived caller (the MCP server) keeps the loaded
+//! encoder warm between queries. Both rank through the same functions.
+
+use std::path::{Path, PathBuf};
+
+use deja_config::Mode;
+use deja_embed::query::QueryEncoder;
+use deja_embed::{EmbedError, Settings};
+use deja_model::trace::trace;
+use deja_model::ModelStamp;
+use deja_store::vectors::{self, VectorIndex};
+use deja_store::Store;
+
+use crate::{add_semantic, gather_lexical, hydrate, rank, semantic, Candidates, Hit, Tuning};
+
+/// Why recall failed: the store, or the vector index, could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecallError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] deja_store::StoreError),
+    /// The vector index failed.
+    #[error(transparent)]
+    Vectors(#[from] vectors::VectorError),
+}
+
+/// One question to the engine.
+#[derive(Debug, Clone)]
+pub struct Query<'a> {
+    /// The words of the query.
+    pub text: &'a str,
+    /// How to rank.
+    pub mode: Mode,
+    /// Which messages may be returned.
+    pub scope: &'a Candidates,
+    /// Most hits.
+    pub limit: usize,
+    /// The knobs of ranking.
+    pub tuning: Tuning,
+}
+
+/// The engine's answer.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The hits, best first.
+    pub hits: Vec<Hit>,
+    /// The mode the hits were ranked in: lexical when semantic ranking was
+    /// asked for but could not run.
+    pub mode: Mode,
+    /// Why semantic ranking could not run, when it was asked for.
+    pub semantic_unavailable: Option<String>,
+    /// Things the user should know that did not change the answer's mode.
+    pub notices: Vec<String>,
+}
+
+/// What semantic ranking needs, or why it cannot run.
+enum Semantic {
+    Unavailable(String),
+    Ready {
+        settings: Box<Settings>,
+        stamp: ModelStamp,
+        encoder: Option<Box<QueryEncoder>>,
+    },
+}
+
+/// A store opened for recall, with the model when semantic ranking can run.
+pub struct Engine {
+    store: Store,
+    vectors_path: PathBuf,
+    semantic: Semantic,
+}
+
+/// Checks, without loading the model, that semantic ranking can run: the
+/// model and runtime are installed and are the ones the store was embedded
+/// with.
+fn plan(settings: Option<Settings>, store: &Store) -> Semantic {
+    let Some(settings) = settings else {
+        return Semantic::Unavailable(
+            "embeddings are disabled in the config (`embed.enabled`)".into(),
+        );
+    };
+    match check(&settings, store) {
+        Ok(stamp) => Semantic::Ready {
+            settings: Box::new(settings),
+            stamp,
+            encoder: None,
+        },
+        Err(why) => Semantic::Unavailable(why),
+    }
+}
+
+fn check(settings: &Settings, store: &Store) -> Result<ModelStamp, String> {
+    if !settings.enabled {
+        return Err("embeddings are disabled in the config (`embed.enabled`)".into());
+    }
+    let missing = |e: EmbedError| format!("{e}; hint: run scripts/fetch-model");
+    let [onnx, ..] = settings.model_files().map_err(missing)?;
+    settings.runtime().map_err(missing)?;
+    let Some(stamp) = store.model_stamp() else {
+        return Err(
+            "the index has no embeddings yet; run `deja index` with the model installed".into(),
+        );
+    };
+    // The cheap fingerprint usually settles that the configured model is the
+    // one the index was embedded with; when it does not, compare contents.
+    if settings.fingerprint().as_deref() != Some(stamp.fingerprint.as_str()) {
+        let bytes =
+            std::fs::read(&onnx).map_err(|e| format!("cannot read `{}`: {e}", onnx.display()))?;
+        let id = settings.model_id(&bytes);
+        if id != stamp.id {
+            return Err(format!(
+                "the index was embedded with `{}`, not the configured `{id}`; run `deja index` to re-embed",
+                stamp.id
+            ));
+        }
+    }
+    Ok(stamp)
+}
+
+impl Engine {
+    /// Opens the engine over `store`, whose vector index file is at
+    /// `vectors_path`. `settings` are the embedding settings (`None` when
+    /// embeddings are off); the model is not loaded until a query needs it.
+    pub fn open(store: Store, vectors_path: &Path, settings: Option<Settings>) -> Engine {
+        let semantic = plan(settings, &store);
+        Engine {
+            store,
+            vectors_path: vectors_path.to_path_buf(),
+            semantic,
+        }
+    }
+
+    /// The store it reads.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Why semantic ranking cannot run, if it cannot.
+    pub fn semantic_unavailable(&self) -> Option<&str> {
+        match &self.semantic {
+            Semantic::Unavailable(why) => Some(why),
+            Semantic::Ready { .. } => None,
+        }
+    }
+
+    /// Loads the query encoder now, so that the first query does not wait for
+    /// it (for long-lived callers).
+    pub fn warm_up(&mut self) -> Result<(), EmbedError> {
+        if let Semantic::Ready {
+            settings, encoder, ..
+        } = &mut self.semantic
+        {
+            if encoder.is_none() {
+                *encoder = Some(Box::new(QueryEncoder::load(settings)?));
+            }
+        }
+        Ok(())
+    }
+
+    /// Answers `query`. The query is embedded on a second thread (loading the
+    /// model first if it is not loaded yet) while lexical ranking runs here.
+    pub fn recall(&mut self, query: &Query<'_>) -> Result<Answer, RecallError> {
+        let depth = query.tuning.depth.max(query.limit * 3);
+        let wants_semantic = query.mode != Mode::Lexical;
+        let mut unavailable = None;
+        let mut notices = Vec::new();
+        let store = &self.store;
+        let (signals, embedded) = match &mut self.semantic {
+            Semantic::Ready {
+                settings,
+                stamp,
+                encoder,
+            } if wants_semantic => {
+                let loaded = encoder.take();
+                let settings: &Settings = settings;
+                let text = query.text;
+                let (signals, (back, vector)) = std::thread::scope(|scope| {
+                    let worker = scope.spawn(move || {
+                        let mut encoder = match loaded {
+                            Some(e) => e,
+                            None => match QueryEncoder::load(settings) {
+                                Ok(e) => {
+                                    trace("model loaded");
+                                    Box::new(e)
+                                }
+                                Err(e) => return (None, Err(e.to_string())),
+                            },
+                        };
+                        let v = encoder.encode(text).map_err(|e| e.to_string());
+                        trace("query embedded");
+                        (Some(encoder), v)
+                    });
+                    let signals = gather_lexical(store, query.text, query.mode, query.scope, depth);
+                    trace("lexical ranked");
+                    let embedded = worker.join().unwrap_or_else(|_| {
+                        (
+                            None,
+                            Err("the model failed while embedding the query".into()),
+                        )
+                    });
+                    (signals, embedded)
+                });
+                *encoder = back;
+                (signals?, Some((vector, stamp.clone())))
+            }
+            Semantic::Unavailable(why) if wants_semantic => {
+                unavailable = Some(why.clone());
+                (
+                    gather_lexical(store, query.text, query.mode, query.scope, depth)?,
+                    None,
+                )
+            }
+            _ => (
+                gather_lexical(store, query.text, query.mode, query.scope, depth)?,
+                None,
+            ),
+        };
+        let mut signals = signals;
+        if let Some((vector, stamp)) = embedded {
+            match vector {
+                Ok(v) => {
+                    let index = VectorIndex::open(&self.vectors_path, stamp.dims, true);
+                    let unsynced = if index.is_some() {
+                        vectors::unsynced(store, &stamp.id)?
+                    } else {
+                        // No usable index file: score every stored vector directly.
+                        notices.push("the vector index is missing or unreadable; scoring every vector directly (run `deja index` to rebuild it)".to_string());
+                        vectors::all(store, &stamp.id)?
+                    };
+                    let vectors = semantic::Vectors { index, unsynced };
+                    add_semantic(
+                        store,
+                        &mut signals,
+                        query.text,
+                        &vectors,
+                        &v,
+                        query.scope,
+                        depth,
+                    )?;
+                    trace("semantic ranked");
+                }
+                Err(why) => unavailable = Some(why),
+            }
+        }
+        let mut mode = query.mode;
+        if unavailable.is_some() {
+            // Without vectors, what lexical ranking found is the answer.
+            mode = Mode::Lexical;
+            signals.mode = Mode::Lexical;
+        }
+        let hits = hydrate(store, &rank(&signals, &query.tuning), query.limit)?;
+        trace("searched");
+        Ok(Answer {
+            hits,
+            mode,
+            semantic_unavailable: unavailable,
+            notices,
+        })
+    }
+}

@@ -1,0 +1,135 @@
+//! The embedding side of the store: which messages still need embedding
+//! units (with their neighbours' text), the content-hash cache of vectors by
+//! model, the units of each message, and the model the store was embedded
+//! with.
+
+use deja_model::ModelStamp;
+use rusqlite::{params, OptionalExtension};
+
+use crate::{Result, Store};
+
+const PENDING: &str = "FROM messages m
+    WHERE length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
+      AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)";
+
+/// A message waiting for its units, with its neighbours' text.
+#[derive(Debug, Clone)]
+pub struct PendingMessage {
+    /// Message row id.
+    pub id: i64,
+    /// Its text.
+    pub text: String,
+    /// The text of the message before it in its session.
+    pub previous: Option<String>,
+    /// The text of the message after it.
+    pub next: Option<String>,
+}
+
+/// One embedding unit of a message: its ordinal and the hash of its text.
+#[derive(Debug, Clone)]
+pub struct Unit {
+    /// Message row id.
+    pub message: i64,
+    /// Position among the message's units.
+    pub ordinal: usize,
+    /// sha256 of the unit's text (the cache key).
+    pub text_hash: String,
+}
+
+impl Store {
+    /// The model the stored vectors were made with, if any.
+    pub fn model_stamp(&self) -> Option<ModelStamp> {
+        Some(ModelStamp {
+            fingerprint: self.meta("embed_fingerprint").ok()??,
+            id: self.meta("embed_model").ok()??,
+            dims: self.meta("embed_dims").ok()??.parse().ok()?,
+        })
+    }
+
+    /// Records the model the stored vectors are made with.
+    pub fn set_model_stamp(&self, stamp: &ModelStamp) -> Result<()> {
+        self.set_meta("embed_fingerprint", &stamp.fingerprint)?;
+        self.set_meta("embed_model", &stamp.id)?;
+        self.set_meta("embed_dims", &stamp.dims.to_string())
+    }
+
+    /// Drops every embedding unit (their vectors stay cached) and the vector
+    /// index file at `vectors_path`: units of another model cannot mix.
+    pub fn reset_units(&self, vectors_path: &std::path::Path) -> Result<()> {
+        self.conn()
+            .execute_batch("DELETE FROM chunks; DELETE FROM vector_trash;")
+            .map_err(|e| self.wrap(e))?;
+        let _ = std::fs::remove_file(vectors_path);
+        self.set_meta(crate::vectors::WATERMARK, "0")
+    }
+
+    /// Messages still waiting for embedding units.
+    pub fn pending_count(&self) -> Result<i64> {
+        self.conn()
+            .query_row(&format!("SELECT count(*) {PENDING}"), [], |r| r.get(0))
+            .map_err(|e| self.wrap(e))
+    }
+
+    /// Up to `limit` messages waiting for units with a row id above `after`,
+    /// in row id order.
+    pub fn pending_page(&self, after: i64, limit: usize) -> Result<Vec<PendingMessage>> {
+        let mut stmt = self
+            .conn()
+            .prepare(&format!(
+                "SELECT m.id, m.text,
+                    (SELECT p.text FROM messages p WHERE p.session = m.session AND p.position = m.position - 1),
+                    (SELECT n.text FROM messages n WHERE n.session = m.session AND n.position = m.position + 1)
+                 {PENDING} AND m.id > ?1 ORDER BY m.id LIMIT {limit}"
+            ))
+            .map_err(|e| self.wrap(e))?;
+        let rows = stmt
+            .query_map([after], |r| {
+                Ok(PendingMessage {
+                    id: r.get(0)?,
+                    text: r.get(1)?,
+                    previous: r.get(2)?,
+                    next: r.get(3)?,
+                })
+            })
+            .map_err(|e| self.wrap(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.wrap(e))
+    }
+
+    /// Whether the cache holds a vector of `model` for the text hashed `hash`.
+    pub fn has_cached_vector(&self, hash: &str, model: &str) -> Result<bool> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT 1 FROM embeddings WHERE text_hash = ?1 AND model = ?2")
+            .map_err(|e| self.wrap(e))?;
+        stmt.query_row(params![hash, model], |_| Ok(()))
+            .optional()
+            .map(|found| found.is_some())
+            .map_err(|e| self.wrap(e))
+    }
+
+    /// Stores new vectors of `model` (by text hash) and the units of a page of
+    /// messages, in one transaction.
+    pub fn add_units(
+        &mut self,
+        model: &str,
+        vectors: &[(&str, &[f32])],
+        units: &[Unit],
+    ) -> Result<()> {
+        self.in_transaction(|tx| {
+            let mut put = tx.prepare(
+                "INSERT OR IGNORE INTO embeddings (text_hash, model, vector) VALUES (?1, ?2, ?3)",
+            )?;
+            for (hash, v) in vectors {
+                put.execute(params![hash, model, crate::vectors::to_blob(v)])?;
+            }
+            let mut unit = tx.prepare(
+                "INSERT OR IGNORE INTO chunks (message, ordinal, text_hash) VALUES (?1, ?2, ?3)",
+            )?;
+            for u in units {
+                unit.execute(params![u.message, u.ordinal as i64, u.text_hash])?;
+            }
+            Ok(())
+        })
+    }
+}

@@ -117,15 +117,19 @@ fn merge(first: &mut Record, fragment: Record) {
 /// and subagent sidechains.
 fn leaf(records: &[Record], lines: &[usize]) -> Option<usize> {
     let eligible = |&&i: &&usize| {
-        records.get(i).is_some_and(|r| {
-            !r.is_sidechain
-                && !(r.kind == "system"
-                    && r.subtype
-                        .as_deref()
-                        .is_some_and(|s| ARTIFACT_SUBTYPES.contains(&s)))
-        })
+        records
+            .get(i)
+            .is_some_and(|r| !r.is_sidechain && !is_artifact(r))
     };
     lines.iter().rev().find(eligible).copied()
+}
+
+fn is_artifact(record: &Record) -> bool {
+    record.kind == "system"
+        && record
+            .subtype
+            .as_deref()
+            .is_some_and(|s| ARTIFACT_SUBTYPES.contains(&s))
 }
 
 /// The chain ending at `leaf`, root first, bridging gaps.

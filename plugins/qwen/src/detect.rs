@@ -105,7 +105,10 @@ mod tests {
             FILED_RECORD
         );
         // A first line cut by the head.
-        assert_eq!(score(FILED_PATH, &QWEN.as_bytes()[..QWEN.len() - 10]), FILED_RECORD);
+        assert_eq!(
+            score(FILED_PATH, &QWEN.as_bytes()[..QWEN.len() - 10]),
+            FILED_RECORD
+        );
         assert_eq!(score(FILED_PATH, b""), FILED);
     }
 

@@ -56,7 +56,9 @@ fn ms(rfc3339: &str) -> i64 {
 
 /// 09:MM:SS.mmm on the fixtures' day.
 fn at(minute: u32, second: u32, milli: u32) -> i64 {
-    ms(&format!("2026-07-17T09:{minute:02}:{second:02}.{milli:03}Z"))
+    ms(&format!(
+        "2026-07-17T09:{minute:02}:{second:02}.{milli:03}Z"
+    ))
 }
 
 fn messages(session: &Session) -> Vec<(Role, String, i64)> {
@@ -106,7 +108,10 @@ fn envelope_rollout_is_one_session() {
     let s = session("01-envelope", 1);
     assert_eq!(s.id.as_str(), uid(1));
     assert_eq!(s.native_id.as_str(), uid(1));
-    assert_eq!((s.started_at_ms, s.updated_at_ms), (at(0, 0, 0), at(0, 6, 1)));
+    assert_eq!(
+        (s.started_at_ms, s.updated_at_ms),
+        (at(0, 0, 0), at(0, 6, 1))
+    );
     assert_eq!(opt(&s.project.dir), Some("/home/dev/envelope-app"));
     assert_eq!(opt(&s.project.name), Some("envelope-app"));
     assert_eq!(opt(&s.title), None);
@@ -223,7 +228,11 @@ fn response_items_and_events_are_counted_once() {
             // The same words in a later turn are another message; its three records are one.
             said(User, "A", at(0, 4, 0)),
             // An event without its response item (a fork's copied history) still counts.
-            said(Assistant, "Copied from a fork: no response item.", at(0, 5, 0)),
+            said(
+                Assistant,
+                "Copied from a fork: no response item.",
+                at(0, 5, 0)
+            ),
             // One answer in two content parts is one message, and its event its twin.
             said(Assistant, "Split in two parts.", at(0, 6, 0)),
             said(User, "Sent from the UI only", at(0, 7, 0)),
@@ -239,7 +248,10 @@ fn response_items_and_events_are_counted_once() {
 fn a_torn_last_line_waits_for_the_rest() {
     let s = session("07-torn", 8);
     // The half-written third message is not read; U+0085 inside a string does not cut a line.
-    assert_eq!(texts(&s), ["Run the tests", "All 42 tests pass.\u{85}Done."]);
+    assert_eq!(
+        texts(&s),
+        ["Run the tests", "All 42 tests pass.\u{85}Done."]
+    );
     // NUL padding a crash left at the end is ignored.
     assert_eq!(texts(&session("07-torn", 9)), ["Crashed while writing?"]);
 
@@ -256,7 +268,11 @@ fn a_torn_last_line_waits_for_the_rest() {
 
 #[test]
 fn every_prefix_of_a_rollout_reads_as_a_prefix() {
-    for (dir, n) in [("01-envelope", 1), ("06-duplicates", 7), ("13-subagent-fork", 18)] {
+    for (dir, n) in [
+        ("01-envelope", 1),
+        ("06-duplicates", 7),
+        ("13-subagent-fork", 18),
+    ] {
         let path = rollout(dir, n);
         let bytes = std::fs::read(&path).unwrap();
         let name = path.to_string_lossy().into_owned();
@@ -463,7 +479,12 @@ fn compaction_copies_are_not_said_again() {
     let s = session("17-compaction", 26);
     assert_eq!(
         texts(&s),
-        ["First question", "First answer", "Second question", "Second answer"]
+        [
+            "First question",
+            "First answer",
+            "Second question",
+            "Second answer"
+        ]
     );
 }
 
@@ -474,7 +495,10 @@ fn project_directory_and_times_fall_back() {
     assert_eq!(opt(&s.project.dir), Some("/srv/turn-dir"));
     assert_eq!(opt(&s.project.name), Some("turn-dir"));
     // Start at the first line timestamp, end at the greatest.
-    assert_eq!((s.started_at_ms, s.updated_at_ms), (at(0, 0, 5), at(0, 9, 0)));
+    assert_eq!(
+        (s.started_at_ms, s.updated_at_ms),
+        (at(0, 0, 5), at(0, 9, 0))
+    );
     assert_eq!(
         messages(&s),
         [
@@ -499,7 +523,11 @@ fn sessions_without_messages_are_counted_and_foreign_files_warned_about() {
     assert!(lfs.sessions.is_empty());
     assert_eq!(lfs.skipped_empty, 0);
     assert_eq!(lfs.warnings.len(), 1);
-    assert!(lfs.warnings[0].contains("no Codex record"), "{:?}", lfs.warnings);
+    assert!(
+        lfs.warnings[0].contains("no Codex record"),
+        "{:?}",
+        lfs.warnings
+    );
 }
 
 // ---- resume --------------------------------------------------------------------------
@@ -524,7 +552,13 @@ fn resume_with(
 }
 
 fn resume(native_id: &str, project_dir: Option<&str>, source: Option<&Path>) -> ResumeAdvice {
-    resume_with(native_id, project_dir, source, Path::new("/nonexistent-home"), &[])
+    resume_with(
+        native_id,
+        project_dir,
+        source,
+        Path::new("/nonexistent-home"),
+        &[],
+    )
 }
 
 fn command(advice: ResumeAdvice) -> (Vec<String>, Option<String>, String) {
@@ -585,7 +619,10 @@ fn resume_says_what_stands_in_the_way() {
     // A sub-agent names the conversation that started it.
     let child = rollout("13-subagent-fork", 18);
     let (_, _, note) = command(resume(&uid(18), None, Some(&child)));
-    assert!(note.contains("sub-agent") && note.contains(&uid(17)), "{note}");
+    assert!(
+        note.contains("sub-agent") && note.contains(&uid(17)),
+        "{note}"
+    );
     let review = rollout("14-review", 20);
     let (_, _, note) = command(resume(&uid(20), None, Some(&review)));
     assert!(note.contains("sub-agent"), "{note}");
@@ -617,7 +654,10 @@ fn detect_is_sure_of_rollouts_only() {
     assert_eq!(detect("/h/.codex/session_index.jsonl", &index), 0);
     let claude = br#"{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/p","sessionId":"a0457e1c-7d65-4cd4-890f-7b8170dccaed","version":"2.0.0","type":"user","message":{"role":"user","content":"hi"},"uuid":"u","timestamp":"2026-01-01T00:00:00Z"}"#;
     assert_eq!(
-        detect("/h/.claude/projects/-p/a0457e1c-7d65-4cd4-890f-7b8170dccaed.jsonl", claude),
+        detect(
+            "/h/.claude/projects/-p/a0457e1c-7d65-4cd4-890f-7b8170dccaed.jsonl",
+            claude
+        ),
         0
     );
 }

@@ -1,1 +1,123 @@
-//! deja reader plugin for Claude Code session transcripts (work in progress).
+//! deja reader plugin for Claude Code session transcripts
+//! (`~/.claude/projects/<encoded cwd>/<sessionId>.jsonl`).
+//!
+//! Each transcript is a JSONL log: `user` and `assistant` records carry the
+//! conversation, many other record types carry titles, queue operations,
+//! snapshots and progress. The modules, in the order data flows through them:
+//!
+//! - [`discover`]: where transcripts are (`~/.claude`, `CLAUDE_CONFIG_DIR`,
+//!   `DEJA_CLAUDE_ROOT`, config roots); [`layout`]: what a path says
+//!   (session or subagent, parent, project folder);
+//! - [`records`]: the serde type of a line; [`parse`]: a file to sessions,
+//!   splitting off inline subagents and reading [`family`] files around a
+//!   subagent's transcript;
+//! - [`builder`]: one session record by record, with [`content`] (what a
+//!   record says, after [`markup`] removes Claude Code's own), [`tools`]
+//!   (files and commands), [`queue`] (prompts typed while Claude was busy),
+//!   [`lineage`] (records written twice), [`title`] and [`project`];
+//! - [`ids`]: deja's ids; [`resume`]: `claude --resume` advice;
+//!   [`paths`] and [`time`]: path strings of any OS, RFC 3339 timestamps.
+
+pub mod builder;
+pub mod content;
+pub mod discover;
+pub mod family;
+pub mod ids;
+pub mod layout;
+pub mod lineage;
+pub mod markup;
+pub mod parse;
+pub mod paths;
+pub mod project;
+pub mod queue;
+pub mod records;
+pub mod resume;
+pub mod time;
+pub mod title;
+pub mod tools;
+
+use deja_plugin_api::{
+    text, Discovery, HostContext, ParseOutput, ParseRequest, PluginError, PluginInfo, RVec,
+    ResumeAdvice, ResumeRequest,
+};
+
+/// How sure [`ClaudeReader::detect`] is of a `.jsonl` file whose first bytes
+/// hold a field or record type only Claude Code writes.
+const DETECT_MARKED: u8 = 100;
+/// How sure it is of a `.jsonl` file laid out as Claude Code lays them out
+/// (`projects/<folder>/`, `subagents/`) holding conversation fields.
+const DETECT_PLACED: u8 = 80;
+
+/// Field names and record types no other harness writes (Qwen Code's chats
+/// share `uuid`, `parentUuid` and `sessionId`, Gemini CLI's `sessionId`).
+const MARKERS: &[&str] = &[
+    "\"isSidechain\"",
+    "\"userType\"",
+    "\"leafUuid\"",
+    "\"requestId\"",
+    "\"file-history-snapshot\"",
+    "\"queue-operation\"",
+    "\"permission-mode\"",
+    "\"custom-title\"",
+    "\"ai-title\"",
+    "\"agent-name\"",
+    "\"last-prompt\"",
+    "\"teleported-from\"",
+    "\"pr-link\"",
+];
+
+/// The Claude Code reader.
+pub struct ClaudeReader;
+
+impl deja_plugin_api::Reader for ClaudeReader {
+    fn info() -> PluginInfo {
+        PluginInfo {
+            name: "claude".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            harness: "claude".into(),
+            description: "Claude Code session transcripts (~/.claude/projects)".into(),
+            abi: deja_plugin_api::version::CURRENT,
+            config_keys: RVec::new(),
+        }
+    }
+
+    fn detect(path: &str, head: &[u8]) -> u8 {
+        let mut parts = path.rsplit(['/', '\\']);
+        let name = parts.next().unwrap_or(path);
+        let folder = parts.next().unwrap_or_default();
+        // Qwen Code keeps its Claude-like chats in `projects/<folder>/chats/`.
+        if !name.ends_with(layout::EXTENSION) || folder == "chats" {
+            return 0;
+        }
+        let head = text::decode(head).0;
+        if MARKERS.iter().any(|marker| head.contains(marker)) {
+            return DETECT_MARKED;
+        }
+        let placed = folder == layout::SUBAGENTS
+            || parts.next() == Some("projects")
+            || name.starts_with(layout::AGENT_PREFIX);
+        if placed && head.contains("\"parentUuid\"") && head.contains("\"sessionId\"") {
+            DETECT_PLACED
+        } else {
+            0
+        }
+    }
+
+    fn discover(context: &HostContext) -> Result<Discovery, PluginError> {
+        discover::discover(context)
+    }
+
+    fn parse(request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
+        Ok(parse::parse(
+            request.path.as_str(),
+            request.bytes.as_slice(),
+            request.modified_ms,
+        ))
+    }
+
+    fn resume(request: &ResumeRequest<'_>) -> Result<ResumeAdvice, PluginError> {
+        Ok(resume::advise(request))
+    }
+}
+
+deja_plugin_api::export_plugin!(ClaudeReader);

@@ -43,8 +43,8 @@ fuzz_target!(|data: &[u8]| {
         .filter(|(_, b)| **b == b'\n')
         .map(|(i, _)| i + 1)
         .collect();
-    if let (Some(&end), Ok(whole)) = (ends.get(ends.len() / 2), first.into_result()) {
-        if let Ok(part) = parse(&data[..end]).into_result() {
+    if let (Some(&end), Ok(whole)) = (ends.get(ends.len() / 2), first) {
+        if let Ok(part) = parse(&data[..end]) {
             if let (Some(p), Some(w)) = (part.sessions.first(), whole.sessions.first()) {
                 assert_eq!(p.id, w.id);
                 assert!(p.messages.len() <= w.messages.len());

@@ -21,62 +21,62 @@ pub fn commands(program: &str) -> Vec<String> {
         return Vec::new();
     }
     let mut found = Vec::new();
-    let mut rest = program;
-    while let Some(at) = next_key(rest) {
-        rest = &rest[at..];
-        let value = rest.trim_start_matches([' ', '\t']);
-        let Some(value) = value.strip_prefix(':') else {
+    // Where the literal last read ends: keys inside it are text, not keys.
+    let mut consumed = 0;
+    for key_end in key_ends(program) {
+        if key_end < consumed {
+            continue;
+        }
+        let rest = &program[key_end..];
+        let Some(value) = rest.trim_start_matches([' ', '\t']).strip_prefix(':') else {
             continue;
         };
         let value = value.trim_start();
-        match literal(value) {
-            Some((text, used)) => {
-                let after = value[used..].trim_start();
-                if after.is_empty() || after.starts_with([',', '}', '\n']) {
-                    let text = text.trim().to_string();
-                    if !text.is_empty() {
-                        found.push(text);
-                    }
-                }
-                rest = &value[used..];
+        let value_start = program.len() - value.len();
+        let Some((text, used)) = literal(value) else {
+            continue;
+        };
+        consumed = value_start + used;
+        let after = value[used..].trim_start();
+        if after.is_empty() || after.starts_with([',', '}', '\n']) {
+            let text = text.trim();
+            if !text.is_empty() {
+                found.push(text.to_string());
             }
-            None => rest = value,
         }
     }
     found
 }
 
-/// The offset just after the next `command` / `cmd` key (bare or quoted,
-/// not part of a longer name).
-fn next_key(text: &str) -> Option<usize> {
-    // (start, end) of the earliest-starting key; a quoted key starts before
-    // the bare word inside it.
-    let mut best: Option<(usize, usize)> = None;
-    for key in COMMAND_KEYS {
-        for quoted in [format!("\"{key}\""), format!("'{key}'"), (*key).to_string()] {
-            let mut from = 0;
-            while let Some(pos) = text[from..].find(&quoted) {
-                let start = from + pos;
-                let end = start + quoted.len();
-                let before_ok = text[..start]
-                    .chars()
-                    .next_back()
-                    .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '$'));
-                let after_ok = text[end..]
-                    .chars()
-                    .next()
-                    .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
-                if before_ok && after_ok {
-                    if best.is_none_or(|(s, _)| start < s) {
-                        best = Some((start, end));
-                    }
-                    break;
+/// The offsets just after each `command` / `cmd` key (bare, or quoted with
+/// its closing quote), in order, in one pass over `text`.
+fn key_ends(text: &str) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut ends: Vec<usize> = COMMAND_KEYS
+        .iter()
+        .flat_map(|key| {
+            text.match_indices(key)
+                .map(move |(at, _)| (at, at + key.len()))
+        })
+        .filter_map(|(start, end)| {
+            let before = start.checked_sub(1).map(|i| bytes[i]);
+            let after = bytes.get(end).copied();
+            let word_char =
+                |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80;
+            match (before, after) {
+                (Some(q @ (b'"' | b'\'')), Some(a)) if a == q => Some(end + 1),
+                (b, a)
+                    if !b.is_some_and(|b| word_char(b) || b == b'.')
+                        && !a.is_some_and(word_char) =>
+                {
+                    Some(end)
                 }
-                from = end;
+                _ => None,
             }
-        }
-    }
-    best.map(|(_, end)| end)
+        })
+        .collect();
+    ends.sort_unstable();
+    ends
 }
 
 /// A JavaScript string literal at the start of `text`: its value and length.
@@ -137,6 +137,17 @@ mod tests {
         assert_eq!(commands(compact), ["Get-Content -Raw 'C:\\x.md'"]);
         let listed = "const cmds = [{label:\"a\", cmd:\"ls\"}, {label:\"b\", cmd:'pwd'}];\nawait Promise.all(cmds.map(x => tools.shell_command({command:x.cmd})));";
         assert_eq!(commands(listed), ["ls", "pwd"]);
+        let nested = "tools.shell_command({command: \"echo cmd: 'x'\", cmd: \"ls\"})";
+        assert_eq!(commands(nested), ["echo cmd: 'x'", "ls"]);
+    }
+
+    #[test]
+    fn large_programs_are_scanned_once() {
+        let program = format!(
+            "tools.shell_command({{}});\n{}",
+            "{cmd: x, command: y}\n".repeat(200_000)
+        );
+        assert!(commands(&program).is_empty());
     }
 
     #[test]

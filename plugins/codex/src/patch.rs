@@ -2,6 +2,8 @@
 //! file on a header line: `*** Add File: <path>`, `*** Update File: <path>`,
 //! `*** Delete File: <path>`, and `*** Move to: <path>` for a rename.
 
+use std::collections::HashSet;
+
 /// The header prefixes that name a file the patch writes.
 const HEADERS: &[&str] = &[
     "*** Add File: ",
@@ -13,13 +15,14 @@ const HEADERS: &[&str] = &[
 /// The paths a patch adds, updates, deletes or moves to, in order, each once.
 pub fn files(patch: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     for line in patch.lines() {
         let line = line.trim_end();
         let Some(path) = HEADERS.iter().find_map(|h| line.strip_prefix(h)) else {
             continue;
         };
         let path = path.trim();
-        if !path.is_empty() && !found.iter().any(|f| f == path) {
+        if !path.is_empty() && seen.insert(path) {
             found.push(path.to_string());
         }
     }

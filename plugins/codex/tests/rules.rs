@@ -662,6 +662,56 @@ fn detect_is_sure_of_rollouts_only() {
     );
 }
 
+#[test]
+fn a_large_rollout_parses_whole() {
+    // ~9 MB: 5,000 turns of a prompt, its event, the answer's event and item,
+    // a command and a 1 KB output.
+    let mut text = String::from(
+        r#"{"timestamp":"2026-07-17T09:00:00.000Z","type":"session_meta","payload":{"id":"019f0000-0000-7000-8000-000000000001","cwd":"/p"}}"#,
+    );
+    text.push('\n');
+    let output = "x".repeat(1024);
+    for turn in 0..5000 {
+        let t = "2026-07-17T09:30:00.000Z";
+        for line in [
+            format!(
+                r#"{{"timestamp":"{t}","type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"question {turn}"}}]}}}}"#
+            ),
+            format!(
+                r#"{{"timestamp":"{t}","type":"event_msg","payload":{{"type":"user_message","message":"question {turn}"}}}}"#
+            ),
+            format!(
+                r#"{{"timestamp":"{t}","type":"response_item","payload":{{"type":"function_call","name":"exec_command","arguments":"{{\"cmd\":\"cat f{turn}.txt\"}}"}}}}"#
+            ),
+            format!(
+                r#"{{"timestamp":"{t}","type":"response_item","payload":{{"type":"function_call_output","call_id":"c","output":"{output}"}}}}"#
+            ),
+            format!(
+                r#"{{"timestamp":"{t}","type":"event_msg","payload":{{"type":"agent_message","message":"answer {turn}"}}}}"#
+            ),
+            format!(
+                r#"{{"timestamp":"{t}","type":"response_item","payload":{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"answer {turn}"}}]}}}}"#
+            ),
+        ] {
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    assert!(text.len() > 8_000_000);
+    let path = rollout("01-envelope", 1);
+    let output = common::parse_bytes(
+        &path.to_string_lossy(),
+        text.as_bytes(),
+        0,
+        &common::empty_context(),
+    );
+    let s = &output.sessions[0];
+    assert_eq!(s.messages.len(), 10_000);
+    assert_eq!(s.messages[9_999].text.as_str(), "answer 4999");
+    assert_eq!((s.commands.len(), s.files.len()), (5000, 5000));
+    assert_eq!(s.files[0].path.as_str(), "/p/f0.txt");
+}
+
 /// xorshift64*: deterministic pseudo-random bytes without a dependency.
 struct Noise(u64);
 

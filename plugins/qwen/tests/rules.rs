@@ -789,6 +789,56 @@ fn detect_is_sure_of_qwen_chats_only() {
     }
 }
 
+#[test]
+fn a_multi_megabyte_session_parses_whole_and_quickly() {
+    // 20 000 turns, about 14 MB: user prompts, answers with thoughts and a
+    // shell call each, tool results and telemetry, as qwen-code writes them.
+    let session = "12121212-aaaa-4bbb-8ccc-000000000012";
+    let filler = "lorem ipsum dolor sit amet ".repeat(7);
+    let mut text = String::new();
+    let mut parent = String::from("null");
+    for i in 0..5_000 {
+        let records = [
+            format!(
+                r#"{{"uuid":"u{i}","parentUuid":{parent},"sessionId":"{session}","timestamp":"2026-07-17T09:00:00Z","type":"user","cwd":"/home/dev/big","version":"0.14.0","message":{{"role":"user","parts":[{{"text":"question {i} {filler}"}}]}}}}"#
+            ),
+            format!(
+                r#"{{"uuid":"a{i}","parentUuid":"u{i}","sessionId":"{session}","timestamp":"2026-07-17T09:00:01Z","type":"assistant","cwd":"/home/dev/big","version":"0.14.0","message":{{"role":"model","parts":[{{"text":"thinking {filler}","thought":true}},{{"text":"answer {i} {filler}"}},{{"functionCall":{{"id":"c{i}","name":"run_shell_command","args":{{"command":"echo {i}"}}}}}}]}}}}"#
+            ),
+            format!(
+                r#"{{"uuid":"t{i}","parentUuid":"a{i}","sessionId":"{session}","timestamp":"2026-07-17T09:00:02Z","type":"tool_result","cwd":"/home/dev/big","version":"0.14.0","message":{{"role":"user","parts":[{{"functionResponse":{{"id":"c{i}","name":"run_shell_command","response":{{"output":"{filler}{filler}"}}}}}}]}},"toolCallResult":{{"callId":"c{i}","status":"success"}}}}"#
+            ),
+            format!(
+                r#"{{"uuid":"s{i}","parentUuid":"t{i}","sessionId":"{session}","timestamp":"2026-07-17T09:00:03Z","type":"system","cwd":"/home/dev/big","version":"0.14.0","subtype":"ui_telemetry","systemPayload":{{"uiEvent":{{"event.name":"qwen-code.api_response","response_text":"{filler}{filler}{filler}"}}}}}}"#
+            ),
+        ];
+        for record in records {
+            text.push_str(&record);
+            text.push('\n');
+        }
+        parent = format!("\"s{i}\"");
+    }
+    assert!(text.len() > 10_000_000, "{}", text.len());
+    let start = std::time::Instant::now();
+    let output = common::parse_bytes(
+        "/q/projects/-home-dev-big/chats/12121212-aaaa-4bbb-8ccc-000000000012.jsonl",
+        text.as_bytes(),
+        0,
+        &common::empty_context(),
+    );
+    let elapsed = start.elapsed();
+    let s = &output.sessions[0];
+    assert_eq!(s.messages.len(), 10_000);
+    assert_eq!(s.commands.len(), 5_000);
+    assert_eq!(
+        s.messages[9_999].text.as_str(),
+        format!("answer 4999 {filler}")
+    );
+    // Generous for unoptimized builds on a busy machine; it takes well under a second.
+    assert!(elapsed < std::time::Duration::from_secs(30), "{elapsed:?}");
+    println!("{} bytes parsed in {elapsed:?}", text.len());
+}
+
 /// xorshift64*: deterministic pseudo-random bytes without a dependency.
 struct Noise(u64);
 

@@ -64,7 +64,11 @@ fn read(text: &str, modified_ms: i64) -> Reading {
     let mut reading = Reading::default();
     for (index, object) in jsonl::objects(text).enumerate() {
         reading.parsed_any = true;
-        reading.line(record::classify(&object, index == 0), modified_ms);
+        reading.line(
+            record::classify(&object, index == 0),
+            index == 0,
+            modified_ms,
+        );
     }
     reading
 }
@@ -96,7 +100,8 @@ fn is_complete_but_foreign(text: &str) -> bool {
 }
 
 impl Reading {
-    fn line(&mut self, line: Line, modified_ms: i64) {
+    /// Reads one line; `first` says whether it is the file's first record.
+    fn line(&mut self, line: Line, first: bool, modified_ms: i64) {
         let stamp = line.timestamp_ms.or(match &line.record {
             Record::Meta(meta) => meta.timestamp_ms,
             _ => None,
@@ -108,8 +113,13 @@ impl Reading {
         }
         let at = self.last_ms.unwrap_or(modified_ms);
         match line.record {
+            // Codex writes the thread's own metadata first. A later one is a
+            // resumed or forked thread's copy; and were identity taken from a
+            // later line, a file read before that line would get another id.
             Record::Meta(meta) => {
-                self.meta.get_or_insert(meta);
+                if first {
+                    self.meta = Some(meta);
+                }
             }
             Record::TurnContext { cwd } => {
                 if let Some(cwd) = cwd {
@@ -259,6 +269,20 @@ mod tests {
         assert_eq!(torn, ParseOutput::default());
         let foreign = output("version https://git-lfs.github.com/spec/v1\n", PATH, 0);
         assert_eq!(foreign.warnings.len(), 1);
+    }
+
+    #[test]
+    fn only_a_first_line_session_meta_names_the_session() {
+        let said = "{\"timestamp\":\"2026-01-01T00:00:01Z\",\"type\":\"event_msg\",\"payload\":{\"type\":\"user_message\",\"message\":\"hi\"}}\n";
+        let late_meta = "{\"timestamp\":\"2026-01-01T00:00:02Z\",\"type\":\"session_meta\",\"payload\":{\"id\":\"other\",\"cwd\":\"/x\"}}\n";
+        let before = output(said, PATH, 0);
+        let after = output(&format!("{said}{late_meta}"), PATH, 0);
+        assert_eq!(before.sessions[0].id, after.sessions[0].id);
+        assert_eq!(
+            after.sessions[0].native_id.as_str(),
+            "00000000-0000-4000-8000-000000000001"
+        );
+        assert!(after.sessions[0].project.dir.is_none());
     }
 
     #[test]

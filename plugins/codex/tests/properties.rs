@@ -53,6 +53,8 @@ fn record() -> impl Strategy<Value = String> {
         Just(line("event_msg", json!({"type": "entered_review_mode"}), 1)),
         Just(line("event_msg", json!({"type": "exited_review_mode"}), 2)),
         Just(line("event_msg", json!({"type": "token_count", "info": null}), 3)),
+        (0u32..3).prop_map(|n| line("session_meta", json!({"id": format!("019f0000-0000-7000-8000-00000000009{n}"), "cwd": format!("/other/{n}")}), 4)),
+        Just(r#"{"id":"019f0000-0000-7000-8000-000000000077","timestamp":"2026-07-17T09:00:05.000Z","instructions":null}"#.to_string()),
         Just("{\"record_type\":\"state\"}".to_string()),
         Just(String::new()),
     ]
@@ -61,7 +63,16 @@ fn record() -> impl Strategy<Value = String> {
 const META: &str = r#"{"timestamp":"2026-07-17T09:00:00.000Z","type":"session_meta","payload":{"id":"019f0000-0000-7000-8000-000000000001","cwd":"/home/dev/app"}}"#;
 
 fn rollout(records: &[String]) -> String {
-    let mut text = format!("{META}\n");
+    headed(true, records)
+}
+
+/// The records, after the session_meta line when `header`.
+fn headed(header: bool, records: &[String]) -> String {
+    let mut text = if header {
+        format!("{META}\n")
+    } else {
+        String::new()
+    };
     for r in records {
         text.push_str(r);
         text.push('\n');
@@ -122,12 +133,14 @@ proptest! {
 
     #[test]
     fn a_file_cut_anywhere_reads_as_a_prefix(
+        header in any::<bool>(),
         records in prop::collection::vec(record(), 1..20),
         cut in any::<prop::sample::Index>(),
+        path in prop_oneof![Just(PATH), Just(OTHER)],
     ) {
-        let full = rollout(&records);
+        let full = headed(header, &records);
         let end = cut.index(full.len() + 1);
         let part = &full.as_bytes()[..end];
-        is_prefix(&parse(PATH, part), &parse(PATH, full.as_bytes()))?;
+        is_prefix(&parse(path, part), &parse(path, full.as_bytes()))?;
     }
 }

@@ -6,7 +6,8 @@
 //!   `functionResponse` (a tool result, as older versions wrote them) has no
 //!   text and is no message.
 //! - `assistant` records are the model; thought parts are reasoning, not text.
-//! - `tool_result` and `system` records are never messages.
+//! - `tool_result` and `system` records are never messages, nor is anything a
+//!   subagent wrote (`isSidechain`).
 //!
 //! A user's text is what qwen-code itself shows for the record
 //! (`projectUserTranscriptForDisplay`): the payload's `displayText` when it
@@ -31,6 +32,9 @@ const REFERENCED_CLOSE: &str = "--- End of content ---";
 
 /// Who said `record`, and what, when it is a message.
 pub fn message(record: &Record) -> Option<(Role, String)> {
+    if record.is_sidechain {
+        return None;
+    }
     let (role, text) = match record.kind.as_str() {
         "user" if is_person(record) => (Role::User, user_text(record)),
         "assistant" => (Role::Assistant, text_parts(&record.parts)),
@@ -48,7 +52,7 @@ fn is_person(record: &Record) -> bool {
         .provenance
         .as_deref()
         .is_none_or(|p| p == "real_user");
-    subtype_ok && provenance_ok && !record.is_sidechain
+    subtype_ok && provenance_ok
 }
 
 /// The non-thought text parts, joined as written (parts carry their own line breaks).
@@ -215,6 +219,9 @@ mod tests {
         r.subtype = Some("mid_turn_user_message".into());
         assert!(message(&r).is_some());
         r.provenance = Some("system".into());
+        assert_eq!(message(&r), None);
+        let mut r = record("assistant", vec![text("a subagent's answer")]);
+        r.is_sidechain = true;
         assert_eq!(message(&r), None);
     }
 

@@ -1,7 +1,9 @@
 //! A transcript file turned into deja's sessions.
 //!
 //! Lines that are not JSON objects (a torn last line while Claude Code is
-//! writing) are skipped; the next index reads them whole. A session file
+//! writing) are skipped; the next index reads them whole. Records are read
+//! one at a time and dropped once their session has taken what it keeps, so
+//! memory follows what is said, not the size of tool outputs. A session file
 //! gives its session, plus one session per subagent whose records older
 //! versions wrote inline (`isSidechain: true`); a subagent's file gives the
 //! subagent's session, without the records it copied from its parent. A
@@ -9,7 +11,7 @@
 //! session; one whose records say nothing is counted as skipped, as is a
 //! subagent Claude Code ran only to warm its cache (`Warmup`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use deja_plugin_api::{text, ParseOutput, RString, Session};
@@ -26,13 +28,15 @@ const WARMUP: &str = "Warmup";
 /// Parses the transcript at `path` holding `bytes`, modified at `modified_ms`.
 pub fn parse(path: &str, bytes: &[u8], modified_ms: i64) -> ParseOutput {
     let (text, _) = text::decode(bytes);
-    let records: Vec<Record> = text::lines(&text).filter_map(Record::parse).collect();
+    let mut records = text::lines(&text).filter_map(Record::parse).peekable();
     let mut output = ParseOutput::default();
-    if records.is_empty() && text.contains('\n') && !text.trim().is_empty() {
-        output.warnings.push(
-            format!("`{path}` holds no JSON record (not a Claude Code transcript?); skipped")
-                .into(),
-        );
+    if records.peek().is_none() {
+        if text.contains('\n') && !text.trim().is_empty() {
+            output.warnings.push(
+                format!("`{path}` holds no JSON record (not a Claude Code transcript?); skipped")
+                    .into(),
+            );
+        }
         return output;
     }
     let location = Location::of(path);
@@ -42,11 +46,11 @@ pub fn parse(path: &str, bytes: &[u8], modified_ms: i64) -> ParseOutput {
         modified_ms,
     };
     match &location.kind {
-        Kind::Session => file.session(&records, &mut output),
+        Kind::Session => file.session(records, &mut output),
         Kind::Subagent {
             agent_id,
             parent_folder,
-        } => file.subagent(&records, agent_id, parent_folder.as_deref(), &mut output),
+        } => file.subagent(records, agent_id, parent_folder.as_deref(), &mut output),
     }
     output
 }
@@ -66,46 +70,64 @@ struct Identity {
     title: Option<String>,
 }
 
+/// The subagents written inline in a session file, each with its records.
+#[derive(Default)]
+struct Sidechains {
+    groups: Vec<(String, Builder)>,
+    group_of: HashMap<String, usize>,
+}
+
+impl Sidechains {
+    /// Routes a sidechain record to its subagent: by `agentId`, else by the
+    /// group of its parent record, else it starts a new one keyed by its uuid.
+    fn add(&mut self, record: &Record, fallback_ms: i64) {
+        let known = record
+            .agent_id
+            .as_deref()
+            .and_then(|agent| self.groups.iter().position(|(key, _)| key == agent))
+            .or_else(|| {
+                record
+                    .parent_uuid
+                    .as_deref()
+                    .and_then(|p| self.group_of.get(p).copied())
+            });
+        let group = known.unwrap_or_else(|| {
+            let key = record
+                .agent_id
+                .clone()
+                .or_else(|| record.uuid.clone())
+                .unwrap_or_else(|| format!("sidechain{}", self.groups.len() + 1));
+            self.groups.push((key, Builder::default()));
+            self.groups.len() - 1
+        });
+        if let Some(uuid) = &record.uuid {
+            self.group_of.insert(uuid.clone(), group);
+        }
+        if let Some((_, builder)) = self.groups.get_mut(group) {
+            builder.add(record, fallback_ms);
+        }
+    }
+}
+
 impl File<'_> {
     /// A session file, and the subagents written inline in it.
-    fn session(&self, records: &[Record], output: &mut ParseOutput) {
-        let native_id = self.native_session_id(records);
+    fn session(&self, records: impl Iterator<Item = Record>, output: &mut ParseOutput) {
         let mut main = Builder::default();
-        let mut sidechains: Vec<(String, Builder)> = Vec::new();
-        let mut group_of: HashMap<String, usize> = HashMap::new();
+        let mut sidechains = Sidechains::default();
+        let mut first_session_id: Option<String> = None;
         for record in records {
-            if !record.is_sidechain {
-                main.add(record, self.modified_ms);
-                continue;
+            if first_session_id.is_none() {
+                first_session_id = record.session_id.clone().filter(|s| !s.is_empty());
             }
-            let group = record
-                .agent_id
-                .as_deref()
-                .and_then(|agent| sidechains.iter().position(|(key, _)| key == agent))
-                .or_else(|| {
-                    record
-                        .parent_uuid
-                        .as_deref()
-                        .and_then(|p| group_of.get(p).copied())
-                });
-            let group = group.unwrap_or_else(|| {
-                let key = record
-                    .agent_id
-                    .clone()
-                    .or_else(|| record.uuid.clone())
-                    .unwrap_or_else(|| format!("sidechain{}", sidechains.len() + 1));
-                sidechains.push((key, Builder::default()));
-                sidechains.len() - 1
-            });
-            if let Some(uuid) = &record.uuid {
-                group_of.insert(uuid.clone(), group);
-            }
-            if let Some((_, builder)) = sidechains.get_mut(group) {
-                builder.add(record, self.modified_ms);
+            if record.is_sidechain {
+                sidechains.add(&record, self.modified_ms);
+            } else {
+                main.add(&record, self.modified_ms);
             }
         }
+        let native_id = self.native_session_id(first_session_id);
         self.emit(
-            main.finish(self.location.project_folder.as_deref()),
+            main.finish(self.folder()),
             Identity {
                 id: native_id.clone(),
                 native_id: native_id.clone(),
@@ -114,8 +136,8 @@ impl File<'_> {
             },
             output,
         );
-        for (agent, builder) in sidechains {
-            let built = builder.finish(self.location.project_folder.as_deref());
+        for (agent, builder) in sidechains.groups {
+            let built = builder.finish(self.folder());
             if is_warmup(&built) {
                 output.skipped_empty += 1;
                 continue;
@@ -133,32 +155,40 @@ impl File<'_> {
     /// A subagent's own transcript.
     fn subagent(
         &self,
-        records: &[Record],
+        records: impl Iterator<Item = Record>,
         agent_id: &str,
         parent_folder: Option<&str>,
         output: &mut ParseOutput,
     ) {
-        let parent = parent_folder
-            .filter(|folder| !folder.is_empty())
-            .map(String::from)
-            .or_else(|| records.iter().find_map(|r| r.session_id.clone()));
         let file = Path::new(self.path);
-        let inherited = parent
-            .as_deref()
-            .and_then(|p| layout::parent_transcript(file, p))
-            .map(|p| family::uuids(&p))
-            .unwrap_or_default();
+        let inherited_from = |parent: &str| {
+            layout::parent_transcript(file, parent)
+                .map(|p| family::uuids(&p))
+                .unwrap_or_default()
+        };
+        let mut parent = parent_folder
+            .filter(|folder| !folder.is_empty())
+            .map(String::from);
+        let mut inherited: Option<HashSet<String>> = parent.as_deref().map(inherited_from);
         let mut builder = Builder::default();
         for record in records {
-            let copied = record
-                .uuid
-                .as_deref()
-                .is_some_and(|uuid| inherited.contains(uuid));
+            // Older layouts name the parent in their records only.
+            if inherited.is_none() {
+                if let Some(session) = record.session_id.as_deref().filter(|s| !s.is_empty()) {
+                    inherited = Some(inherited_from(session));
+                    parent = Some(session.to_string());
+                }
+            }
+            let copied = record.uuid.as_deref().is_some_and(|uuid| {
+                inherited
+                    .as_ref()
+                    .is_some_and(|inherited| inherited.contains(uuid))
+            });
             if !copied {
-                builder.add(record, self.modified_ms);
+                builder.add(&record, self.modified_ms);
             }
         }
-        let built = builder.finish(self.location.project_folder.as_deref());
+        let built = builder.finish(self.folder());
         if is_warmup(&built) {
             output.skipped_empty += 1;
             return;
@@ -172,17 +202,18 @@ impl File<'_> {
         self.emit(built, identity, output);
     }
 
+    fn folder(&self) -> Option<&str> {
+        self.location.project_folder.as_deref()
+    }
+
     /// The session id `claude --resume` takes: the file's name when it is a
     /// session id, else the records' `sessionId`, else the name as it is.
-    fn native_session_id(&self, records: &[Record]) -> String {
+    fn native_session_id(&self, first_session_id: Option<String>) -> String {
         let stem = &self.location.stem;
         if layout::is_uuid(stem) {
             return stem.clone();
         }
-        records
-            .iter()
-            .find_map(|r| r.session_id.clone().filter(|s| !s.is_empty()))
-            .unwrap_or_else(|| stem.clone())
+        first_session_id.unwrap_or_else(|| stem.clone())
     }
 
     /// Adds the session `built` describes, or counts it as skipped.

@@ -147,6 +147,13 @@ fn every_corpus_rollout_parses_to_the_counted_numbers() {
             let path = Path::new(transcript.as_str());
             let name = relative(&corpus, path);
             let bytes = fs::read(path).unwrap();
+            // The host hands detect the first 4 KiB; a rollout's first line is longer.
+            let head = &bytes[..bytes.len().min(4096)];
+            assert_eq!(
+                <CodexReader as Reader>::detect(transcript.as_str(), head),
+                100,
+                "{name}"
+            );
             let started = Instant::now();
             let output = common::parse_bytes(transcript.as_str(), &bytes, 0, &context);
             let took = started.elapsed();
@@ -344,4 +351,26 @@ fn side_files_are_no_sessions() {
         let output = common::parse_file(&path, &context);
         assert!(output.sessions.is_empty(), "{side}: {output:?}");
     }
+}
+
+#[test]
+#[ignore = "needs DEJA_SHARED (the shared corpus)"]
+fn other_harnesses_files_are_not_claimed() {
+    let corpus = corpus();
+    let others = corpus.parent().unwrap();
+    let mut checked = 0;
+    for harness in ["claude", "qwen", "gemini", "aider"] {
+        let dir = others.join(harness);
+        if !dir.is_dir() {
+            continue;
+        }
+        for file in common::walk(&dir) {
+            let bytes = fs::read(&file).unwrap();
+            let head = &bytes[..bytes.len().min(4096)];
+            let score = <CodexReader as Reader>::detect(&file.to_string_lossy(), head);
+            assert_eq!(score, 0, "{}", file.display());
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "only {checked} files of other harnesses");
 }

@@ -134,6 +134,13 @@ fn every_corpus_transcript_parses_to_the_counted_sessions() {
             let path = Path::new(transcript.as_str());
             let relative = key(path.strip_prefix(&corpus).unwrap());
             let bytes = fs::read(path).unwrap();
+            // What the host reads to pick a reader: the first 4 KiB.
+            let head = &bytes[..bytes.len().min(4096)];
+            assert_eq!(
+                <ClaudeReader as Reader>::detect(transcript.as_str(), head),
+                100,
+                "{relative}: detect"
+            );
             let start = std::time::Instant::now();
             let output = common::parse_bytes(transcript.as_str(), &bytes, 0, &context);
             let took = start.elapsed();

@@ -4,7 +4,8 @@
 //! The shapes, by tool (all `response_item`s, legacy bare items alike):
 //! - `function_call` `shell` / `container.exec` / `local_shell`: `command` argv;
 //!   `shell_command`: `command` string; `exec_command`: `cmd` string;
-//!   `unified_exec`: `input` argv; each with an optional `workdir`.
+//!   `unified_exec`: `input` argv (or a `cmd` string), unless it types into a
+//!   running process (`session_id`); each with an optional `workdir`.
 //! - `local_shell_call`: `action.command` argv, `action.working_directory`.
 //! - `custom_tool_call` `apply_patch` (or `function_call` with `input`): the patch.
 //! - `custom_tool_call` `exec` (code mode): commands written as literals.
@@ -76,8 +77,12 @@ impl Activity {
                     at,
                 );
             }
-            "unified_exec" => {
-                self.argv(&args.get("input").map(strings).unwrap_or_default(), dir, at);
+            // With a `session_id`, `input` is what is typed into a running process.
+            "unified_exec" if args.get("session_id").is_none_or(Value::is_null) => {
+                match string_arg(args, "cmd").or_else(|| string_arg(args, "input")) {
+                    Some(line) => self.shell(line, dir, at),
+                    None => self.argv(&args.get("input").map(strings).unwrap_or_default(), dir, at),
+                }
             }
             "shell_command" | "exec_command" => {
                 let line = string_arg(args, "cmd")
@@ -222,6 +227,9 @@ mod tests {
                 call("shell_command", json!({"command": "git status"})),
                 call("exec_command", json!({"cmd": "ls -la", "workdir": "/p"})),
                 call("write_stdin", json!({"session_id": 1, "chars": "y\n"})),
+                call("unified_exec", json!({"input": ["bash", "-lc", "make"]})),
+                call("unified_exec", json!({"input": ["q"], "session_id": "3"})),
+                call("unified_exec", json!({"cmd": "make check"})),
                 Item::LocalShellCall {
                     command: vec!["ls".into(), "src".into()],
                     workdir: Some("/p".into()),
@@ -231,7 +239,14 @@ mod tests {
         );
         assert_eq!(
             commands(&a),
-            ["cargo test", "git status", "ls -la", "ls src"]
+            [
+                "cargo test",
+                "git status",
+                "ls -la",
+                "make",
+                "make check",
+                "ls src"
+            ]
         );
         assert!(a
             .commands

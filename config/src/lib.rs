@@ -71,6 +71,8 @@ pub struct Config {
     pub recall: Recall,
     /// `[redact]`.
     pub redact: Redact,
+    /// `[mcp]`.
+    pub mcp: Mcp,
     /// `[plugins]`.
     pub plugins: Plugins,
     /// `[harness.<name>]`, one per harness.
@@ -150,6 +152,27 @@ pub struct Recall {
     pub limit: usize,
     /// Ranking mode.
     pub mode: Mode,
+}
+
+/// Most hits one MCP `recall` call may ask for.
+pub const MCP_MAX_LIMIT: usize = 20;
+/// The smallest answer bound the MCP server accepts: room for a hit and its frame.
+pub const MCP_MIN_ANSWER_BYTES: usize = 1024;
+
+/// `[mcp]`: the MCP server (`deja mcp`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mcp {
+    /// Hits a `recall` call returns unless it asks for `limit`.
+    pub limit: usize,
+    /// Most messages of one session among a `recall` answer's hits.
+    pub per_session: usize,
+    /// Most bytes of text in one tool answer.
+    pub max_answer_bytes: usize,
+    /// Whether the server indexes in the background.
+    pub index: bool,
+    /// Seconds between background index runs (0: only at start).
+    pub index_interval_secs: u64,
 }
 
 /// A user-defined redaction pattern.
@@ -318,6 +341,17 @@ fn validate(c: &Config) -> Result<(), String> {
     if c.recall.limit == 0 {
         return Err("`recall.limit` must be at least 1".into());
     }
+    if !(1..=MCP_MAX_LIMIT).contains(&c.mcp.limit) {
+        return Err(format!("`mcp.limit` must be between 1 and {MCP_MAX_LIMIT}"));
+    }
+    if c.mcp.per_session == 0 {
+        return Err("`mcp.per_session` must be at least 1".into());
+    }
+    if c.mcp.max_answer_bytes < MCP_MIN_ANSWER_BYTES {
+        return Err(format!(
+            "`mcp.max_answer_bytes` must be at least {MCP_MIN_ANSWER_BYTES}"
+        ));
+    }
     Ok(())
 }
 
@@ -463,6 +497,18 @@ fn toml_key(k: &str) -> String {
     }
 }
 
+/// A configured path with a leading `~` (alone or as `~/`) replaced by
+/// `home`; other paths are returned as written.
+pub fn expand_home(path: &str, home: &Path) -> PathBuf {
+    if path == "~" {
+        home.to_path_buf()
+    } else if let Some(rest) = path.strip_prefix("~/") {
+        home.join(rest)
+    } else {
+        PathBuf::from(path)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -563,14 +609,3 @@ mod tests {
     }
 }
 
-/// A configured path with a leading `~` (alone or as `~/`) replaced by
-/// `home`; other paths are returned as written.
-pub fn expand_home(path: &str, home: &Path) -> PathBuf {
-    if path == "~" {
-        home.to_path_buf()
-    } else if let Some(rest) = path.strip_prefix("~/") {
-        home.join(rest)
-    } else {
-        PathBuf::from(path)
-    }
-}

@@ -66,6 +66,8 @@ pub enum Command {
         #[arg(long)]
         default: bool,
     },
+    /// Serve deja's memory to coding agents over the Model Context Protocol (stdio).
+    Mcp,
     /// Start aider here, after recording this project so deja finds its history.
     #[command(disable_help_flag = true)]
     Aider {

@@ -13,6 +13,7 @@ pub mod commands;
 pub mod dates;
 pub mod json;
 pub mod lock;
+pub mod mcp;
 pub mod output;
 pub mod paths;
 
@@ -54,6 +55,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         Command::Doctor { json } => commands::doctor::run(&app, json),
         Command::Config { default } => commands::config::run(&app, default),
         Command::Aider { args } => commands::aider::run(&app, &args),
+        Command::Mcp => mcp::run(&app),
     }
 }
 

@@ -78,3 +78,122 @@ fn corpus_indexed_twice_gives_identical_stores_and_the_second_run_parses_nothing
     assert_eq!(gemini, 13);
     assert!(aider > 100, "{aider}");
 }
+
+/// Every owner folder below `corpus/<harness>/`, each laid out like that
+/// harness's home (`~/.claude`, `~/.codex`, `~/.qwen`).
+fn homes_of(harness: &str) -> Vec<String> {
+    let mut dirs: Vec<String> = std::fs::read_dir(shared().join("corpus").join(harness))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// A sandbox reading all five harnesses of the corpus, each owner's files as
+/// one home of that harness.
+fn five_harness_sandbox() -> Sandbox {
+    let sb = corpus_sandbox();
+    let mut config = std::fs::read_to_string(sb.config_path()).unwrap();
+    for harness in ["claude", "codex", "qwen"] {
+        config.push_str(&format!(
+            "[harness.{harness}]\nroots = {:?}\n",
+            homes_of(harness)
+        ));
+    }
+    sb.config(&config);
+    sb
+}
+
+#[test]
+#[ignore = "needs DEJA_SHARED (the shared corpus)"]
+fn all_five_harnesses_are_indexed_recalled_and_resumed() {
+    let sb = five_harness_sandbox();
+    let first = sb.index();
+    println!("index: {first:#}");
+    assert_eq!(
+        first["transcripts"]["failed"].as_array().unwrap().len(),
+        0,
+        "{first:#}"
+    );
+    let list = sb.ok(&["sessions", "--json"]).json();
+    let sessions = list["sessions"].as_array().unwrap();
+    for (harness, expected) in EXPECTED_SESSIONS {
+        let mine: Vec<&serde_json::Value> = sessions
+            .iter()
+            .filter(|s| s["harness"] == *harness)
+            .collect();
+        println!("{harness}: {} sessions", mine.len());
+        assert_eq!(mine.len(), *expected, "{harness} sessions");
+
+        // Recall finds a session of this harness by its own first request.
+        let session = mine
+            .iter()
+            .find(|s| {
+                s["first_user_line"]
+                    .as_str()
+                    .is_some_and(|t| t.split_whitespace().count() >= 4)
+            })
+            .unwrap_or_else(|| panic!("no {harness} session with a first request"));
+        let id = session["id"].as_str().unwrap();
+        let words: Vec<&str> = session["first_user_line"]
+            .as_str()
+            .unwrap()
+            .split_whitespace()
+            .take(12)
+            .collect();
+        let hits = sb
+            .ok(&[
+                "recall",
+                "--json",
+                "--mode",
+                "lexical",
+                "-n",
+                "10",
+                "--harness",
+                harness,
+                &words.join(" "),
+            ])
+            .json();
+        let hits = hits["hits"].as_array().unwrap();
+        assert!(
+            hits.iter().any(|h| h["session_id"] == id
+                || h["duplicates"]
+                    .as_array()
+                    .is_some_and(|d| d.iter().any(|x| x == id))),
+            "{harness}: recall of {words:?} missed {id}: {hits:#?}"
+        );
+
+        // Resume names the harness's own command, or says why it cannot.
+        let out = sb.run(&["resume", "--json", id]);
+        let advice: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_default();
+        println!("{harness} resume: {advice}");
+        if let Some(argv) = advice["argv"].as_array() {
+            assert_eq!(argv[0], *harness_program(harness), "{advice:#}");
+        } else {
+            assert!(advice["refused"].is_string(), "{harness}: {advice:#}");
+        }
+    }
+}
+
+/// Sessions each harness's reader finds in the corpus (counted by each
+/// reader's own corpus test, which checks them against the files).
+const EXPECTED_SESSIONS: &[(&str, usize)] = &[
+    ("aider", 163),
+    ("gemini", 13),
+    ("claude", 28),
+    ("codex", 23),
+    ("qwen", 12),
+];
+
+fn harness_program(harness: &str) -> &'static str {
+    match harness {
+        "claude" => "claude",
+        "codex" => "codex",
+        "qwen" => "qwen",
+        "gemini" => "gemini",
+        _ => "aider",
+    }
+}

@@ -60,9 +60,54 @@ impl PassProgress for Bar {
     }
 }
 
+/// What one indexing run did.
+pub struct Outcome {
+    /// The transcript pass.
+    pub report: deja_index::Report,
+    /// The embedding pass: `Ok(None)` when embeddings are disabled, `Err`
+    /// says why it could not run.
+    pub embedded: std::result::Result<Option<PassReport>, String>,
+}
+
+/// Progress of a whole run: transcripts, then embeddings.
+pub trait RunProgress: Progress + PassProgress {
+    /// The run is over.
+    fn finish(&mut self) {}
+}
+
+impl RunProgress for Bar {
+    fn finish(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Indexes under the writer lock (waiting for it as `wait` says): every
+/// changed transcript, then the embedding pass and the vector sync. Used by
+/// `deja index` and by the MCP server's background runs.
+pub fn index_all(app: &App, wait: Wait, progress: &mut dyn RunProgress) -> Result<Outcome> {
+    deja_store::create_private_dir(&app.paths.data_dir)?;
+    let _lock = lock::acquire(&app.paths.lock_file(), wait, &mut |m| output::warn(m))?;
+    let mut store = Store::open(&app.paths.database())?;
+    let redactor = Redactor::from_config(&app.config.config.redact)?;
+    let readers = app.readers()?;
+    let options = deja_index::Options {
+        home: &app.paths.home,
+        max_file_bytes: app.config.config.index.max_file_bytes,
+    };
+    let report = deja_index::run(&readers, &options, &mut store, &redactor, progress)
+        .with_context(|| format!("indexing into `{}`", store.path().display()))?;
+    let embedded = embed(app, &mut store, progress)?;
+    progress.finish();
+    Ok(Outcome { report, embedded })
+}
+
 /// The embedding pass: `Ok(None)` when embeddings are disabled, `Err` says
 /// why it could not run (model missing).
-fn embed(app: &App, store: &mut Store) -> Result<std::result::Result<Option<PassReport>, String>> {
+fn embed(
+    app: &App,
+    store: &mut Store,
+    progress: &mut dyn RunProgress,
+) -> Result<std::result::Result<Option<PassReport>, String>> {
     let settings = app.embed_settings();
     if !settings.enabled {
         return Ok(Ok(None));
@@ -88,9 +133,7 @@ fn embed(app: &App, store: &mut Store) -> Result<std::result::Result<Option<Pass
         }
         Err(e) => return Ok(Err(e.to_string())),
     };
-    let mut bar = Bar::new();
-    let report = pass::run(store, &mut embedder, &app.paths.vectors(), &mut bar)?;
-    bar.bar.finish_and_clear();
+    let report = pass::run(store, &mut embedder, &app.paths.vectors(), progress)?;
     let known = embedder.known();
     drop(embedder);
     pass::sync_vectors(store, &app.paths.vectors(), &known)?;
@@ -103,26 +146,12 @@ fn embed(app: &App, store: &mut Store) -> Result<std::result::Result<Option<Pass
 /// Runs the command.
 pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
     let started = Instant::now();
-    deja_store::create_private_dir(&app.paths.data_dir)?;
     let wait = if args.no_wait {
         Wait::No
     } else {
         Wait::Up(Duration::from_secs(app.config.config.index.lock_wait_secs))
     };
-    let _lock = lock::acquire(&app.paths.lock_file(), wait, &mut |m| output::warn(m))?;
-    let mut store = Store::open(&app.paths.database())?;
-    let redactor = Redactor::from_config(&app.config.config.redact)?;
-
-    let mut bar = Bar::new();
-    let readers = app.readers()?;
-    let options = deja_index::Options {
-        home: &app.paths.home,
-        max_file_bytes: app.config.config.index.max_file_bytes,
-    };
-    let report = deja_index::run(&readers, &options, &mut store, &redactor, &mut bar)
-        .with_context(|| format!("indexing into `{}`", store.path().display()))?;
-    bar.bar.finish_and_clear();
-    let embedded = embed(app, &mut store)?;
+    let Outcome { report, embedded } = index_all(app, wait, &mut Bar::new())?;
 
     for (harness, reason) in &report.discovery_failed {
         output::error(&format!(

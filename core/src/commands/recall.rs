@@ -39,6 +39,7 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         scope: &candidates,
         limit,
         tuning: Tuning::default(),
+        per_session: None,
     })?;
     for notice in &answer.notices {
         output::warn(notice);

@@ -14,7 +14,11 @@ use deja_model::ModelStamp;
 use deja_store::vectors::{self, VectorIndex};
 use deja_store::Store;
 
-use crate::{add_semantic, gather_lexical, hydrate, rank, semantic, Candidates, Hit, Tuning};
+use std::collections::HashMap;
+
+use crate::{
+    add_semantic, gather_lexical, hydrate_capped, rank, semantic, Candidates, Hit, Tuning,
+};
 
 /// Why recall failed: the store, or the vector index, could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -40,6 +44,8 @@ pub struct Query<'a> {
     pub limit: usize,
     /// The knobs of ranking.
     pub tuning: Tuning,
+    /// Most messages of one session among the hits (`None`: no cap).
+    pub per_session: Option<usize>,
 }
 
 /// The engine's answer.
@@ -70,6 +76,7 @@ enum Semantic {
 pub struct Engine {
     store: Store,
     vectors_path: PathBuf,
+    settings: Option<Settings>,
     semantic: Semantic,
 }
 
@@ -125,11 +132,26 @@ impl Engine {
     /// `vectors_path`. `settings` are the embedding settings (`None` when
     /// embeddings are off); the model is not loaded until a query needs it.
     pub fn open(store: Store, vectors_path: &Path, settings: Option<Settings>) -> Engine {
-        let semantic = plan(settings, &store);
+        let semantic = plan(settings.clone(), &store);
         Engine {
             store,
             vectors_path: vectors_path.to_path_buf(),
+            settings,
             semantic,
+        }
+    }
+
+    /// Checks again whether semantic ranking can run (after an index run
+    /// added the first embeddings or changed the model); a loaded encoder is
+    /// kept when the model is the same.
+    pub fn refresh(&mut self) {
+        let fresh = plan(self.settings.clone(), &self.store);
+        let same = matches!(
+            (&self.semantic, &fresh),
+            (Semantic::Ready { stamp: a, .. }, Semantic::Ready { stamp: b, .. }) if a == b
+        );
+        if !same {
+            self.semantic = fresh;
         }
     }
 
@@ -251,7 +273,11 @@ impl Engine {
             mode = Mode::Lexical;
             signals.mode = Mode::Lexical;
         }
-        let hits = hydrate(store, &rank(&signals, &query.tuning), query.limit)?;
+        let ranked = rank(&signals, &query.tuning);
+        let mut hits = hydrate_capped(store, &ranked, query.limit, query.per_session)?;
+        if query.per_session.is_some() {
+            count_more(&mut hits, &ranked, &signals.session_of);
+        }
         trace("searched");
         Ok(Answer {
             hits,
@@ -259,5 +285,28 @@ impl Engine {
             semantic_unavailable: unavailable,
             notices,
         })
+    }
+}
+
+/// Sets each shown session's `more_in_session` (on its first hit): how many
+/// of its ranked messages are not among the hits.
+fn count_more(hits: &mut [Hit], ranked: &[(i64, f64)], session_of: &HashMap<i64, i64>) {
+    let mut ranked_in: HashMap<i64, usize> = HashMap::new();
+    for (message, _) in ranked {
+        if let Some(session) = session_of.get(message) {
+            *ranked_in.entry(*session).or_default() += 1;
+        }
+    }
+    let mut shown_in: HashMap<i64, usize> = HashMap::new();
+    for h in hits.iter() {
+        *shown_in.entry(h.session_row).or_default() += 1;
+    }
+    let mut done = std::collections::HashSet::new();
+    for h in hits.iter_mut() {
+        if done.insert(h.session_row) {
+            let ranked = ranked_in.get(&h.session_row).copied().unwrap_or(0);
+            let shown = shown_in.get(&h.session_row).copied().unwrap_or(0);
+            h.more_in_session = ranked.saturating_sub(shown);
+        }
     }
 }

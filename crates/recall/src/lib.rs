@@ -43,6 +43,8 @@ pub struct Hit {
     pub score: f64,
     /// Message row id.
     pub message_row: i64,
+    /// Session row id.
+    pub session_row: i64,
     /// The session's deja id.
     pub session_id: String,
     /// Harness.
@@ -67,6 +69,9 @@ pub struct Hit {
     pub native_session_id: String,
     /// Other hits with the same text, folded into this one.
     pub duplicates: Vec<String>,
+    /// How many other ranked messages of the same session are not shown
+    /// (set on the session's first hit when a per-session cap applies).
+    pub more_in_session: usize,
 }
 
 impl Hit {
@@ -75,6 +80,7 @@ impl Hit {
             rank: 0,
             score: 0.0,
             message_row: r.message_row,
+            session_row: r.session_row,
             session_id: r.session_id,
             harness: r.harness,
             project: r.project,
@@ -87,6 +93,7 @@ impl Hit {
             source_path: r.source_path,
             native_session_id: r.native_session_id,
             duplicates: Vec::new(),
+            more_in_session: 0,
         }
     }
 }
@@ -330,8 +337,21 @@ pub fn rank(s: &Signals, tuning: &Tuning) -> Vec<(i64, f64)> {
 
 /// Loads the top hits, folding messages with the same text into the first.
 pub fn hydrate(store: &Store, ranked: &[(i64, f64)], limit: usize) -> Result<Vec<Hit>> {
+    hydrate_capped(store, ranked, limit, None)
+}
+
+/// [`hydrate`] showing at most `per_session` messages of any one session
+/// (when given), so the list reaches more sessions.
+pub fn hydrate_capped(
+    store: &Store,
+    ranked: &[(i64, f64)],
+    limit: usize,
+    per_session: Option<usize>,
+) -> Result<Vec<Hit>> {
     let mut hits: Vec<Hit> = Vec::new();
     let mut by_text: HashMap<String, usize> = HashMap::new();
+    // Session row -> hits shown.
+    let mut shown: HashMap<i64, usize> = HashMap::new();
     for chunk in ranked.chunks(50) {
         let rows = load(store, chunk)?;
         for (id, score) in chunk {
@@ -350,12 +370,18 @@ pub fn hydrate(store: &Store, ranked: &[(i64, f64)], limit: usize) -> Result<Vec
                 hits[i].duplicates.push(hit.session_id.clone());
                 continue;
             }
+            if let (Some(cap), Some(count)) = (per_session, shown.get(&hit.session_row)) {
+                if *count >= cap {
+                    continue;
+                }
+            }
             if hits.len() == limit {
                 continue;
             }
             hit.score = *score;
             hit.rank = hits.len() + 1;
             by_text.insert(key, hits.len());
+            *shown.entry(hit.session_row).or_default() += 1;
             hits.push(hit);
         }
         if hits.len() == limit {

@@ -145,6 +145,8 @@ fn shift_placeholders(sql: &str, by: usize) -> String {
 pub struct HitRow {
     /// Message row id.
     pub message_row: i64,
+    /// Session row id.
+    pub session_row: i64,
     /// The session's deja id.
     pub session_id: String,
     /// Harness.
@@ -175,6 +177,7 @@ fn hit_row(r: &Row<'_>) -> rusqlite::Result<HitRow> {
     let position: i64 = r.get(8)?;
     Ok(HitRow {
         message_row: r.get(0)?,
+        session_row: r.get(14)?,
         message_id: native.unwrap_or_else(|| message_id(&session_id, position as usize)),
         session_id,
         harness: r.get(2)?,
@@ -430,7 +433,7 @@ impl Store {
         let rows = self.rows_in(
             "SELECT m.id, s.session_id, s.harness, s.project_dir, s.project_name, s.project_id,
                     s.started_at, m.native_id, m.position, m.role, m.timestamp, m.text, s.source_path,
-                    s.native_id
+                    s.native_id, m.session
              FROM messages m JOIN sessions s ON s.id = m.session
              WHERE m.id IN ({in})",
             ids,

@@ -1,0 +1,59 @@
+//! `deja mcp`: a Model Context Protocol server on stdio, so that coding
+//! agents can ask deja's memory themselves. tokio lives in this module only;
+//! the rest of deja stays synchronous. stdout carries the protocol and
+//! nothing else; every log line goes to stderr.
+//!
+//! - [`server`]: the protocol handler and the shared, warm recall engine.
+//! - [`tools`]: the tools `recall`, `session` and `sessions`.
+//! - [`frame`]: recalled text framed as untrusted data, answers bounded.
+//! - [`fresh`]: the background index that keeps the store fresh.
+
+pub mod frame;
+pub mod fresh;
+pub mod server;
+pub mod tools;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use rmcp::ServiceExt;
+
+use crate::app::App;
+use crate::ExitStatus;
+
+/// Serves until the client closes stdin.
+pub fn run(app: &App) -> Result<ExitStatus> {
+    let c = &app.config.config.mcp;
+    let limits = tools::Limits {
+        limit: c.limit,
+        per_session: c.per_session,
+        max_answer_bytes: c.max_answer_bytes,
+    };
+    let status = fresh::start(c.index, Duration::from_secs(c.index_interval_secs));
+    let shared = Arc::new(server::Shared::new(
+        app.paths.database(),
+        app.paths.vectors(),
+        app.embed_settings(),
+        limits,
+        status,
+    ));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the MCP server's runtime")?;
+    runtime.block_on(async {
+        // The model loads while the client initializes.
+        let warm = shared.clone();
+        let warming = tokio::task::spawn_blocking(move || warm.warm_up());
+        let service = server::Server::new(shared)
+            .serve(rmcp::transport::stdio())
+            .await
+            .context("the MCP handshake failed")?;
+        let ended = service.waiting().await;
+        let _ = warming.await;
+        ended.context("the MCP connection failed")?;
+        Ok::<(), anyhow::Error>(())
+    })?;
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,638 @@
+//! The server's three tools, independent of the protocol: their argument
+//! types (validated, with errors that name the argument), and what each one
+//! answers, as bounded text in the untrusted-data frame plus a structured
+//! value with the same facts.
+
+use deja_config::Mode;
+use deja_model::{message_id, Role};
+use deja_recall::engine::{Engine, Query};
+use deja_recall::{lexical, snippet, Candidates, Hit, Tuning};
+use deja_store::{SessionFilter, SessionRow, Store};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::frame;
+use crate::output::rfc3339;
+
+/// Characters of a hit's text shown around its first match.
+const SNIPPET_CHARS: usize = 320;
+/// Messages shown before and after `around` unless asked otherwise.
+const DEFAULT_CONTEXT: usize = 3;
+/// Most messages one `session` call may ask for on either side of `around`.
+const MAX_CONTEXT: usize = 50;
+/// Sessions a `sessions` call lists unless it asks for `limit`.
+const DEFAULT_SESSIONS: usize = 10;
+/// Most sessions one `sessions` call may ask for.
+const MAX_SESSIONS: usize = 50;
+
+/// A tool call that cannot be answered: the caller's mistake (told back to
+/// the model as a tool error it can act on).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallError(pub String);
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn bad(message: impl Into<String>) -> CallError {
+    CallError(message.into())
+}
+
+/// A tool's answer: readable text and the same facts as a value.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// Text for the model, within the byte bound.
+    pub text: String,
+    /// The structured content.
+    pub value: Value,
+}
+
+/// The server's settings that shape answers.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Hits of a `recall` call without `limit`.
+    pub limit: usize,
+    /// Messages per session among a `recall` answer's hits.
+    pub per_session: usize,
+    /// Most bytes of text in one answer.
+    pub max_answer_bytes: usize,
+}
+
+/// The tools' JSON Schemas (tool name, description, input schema).
+pub fn definitions() -> Vec<(&'static str, &'static str, Value)> {
+    let date =
+        "A date: YYYY-MM-DD, RFC 3339, `today`, `yesterday`, or an age such as `7d`, `12h`, `2w`.";
+    vec![
+        (
+            "recall",
+            "Search the memory of past coding-agent sessions (aider, Gemini CLI, Claude Code, Codex, Qwen Code) \
+             by meaning and by words. Returns hits from several sessions: session id, harness, project, date, \
+             role, message id and index, and a snippet. Read a hit's surroundings with the `session` tool.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "What to look for, in your own words, an error message, a file or function name."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": deja_config::MCP_MAX_LIMIT, "description": "Most hits (default from the server's config, 5)."},
+                    "per_session": {"type": "integer", "minimum": 1, "maximum": deja_config::MCP_MAX_LIMIT, "description": "Most hits from one session (default 2)."},
+                    "harness": {"type": "string", "description": "Only this harness: aider, gemini, claude, codex, qwen."},
+                    "project": {"type": "string", "description": "Only this project: a directory, a folder name or a harness project id."},
+                    "since": {"type": "string", "description": format!("Only sessions started at or after this. {date}")},
+                    "until": {"type": "string", "description": format!("Only sessions started before this. {date}")},
+                    "role": {"type": "string", "enum": ["user", "assistant"], "description": "Only messages by the person (user) or the agent (assistant)."}
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            }),
+        ),
+        (
+            "session",
+            "Read messages of one past session: all of it page by page, or the messages around one \
+             message (a hit's message index). Accepts a session id (deja's or the harness's, or a unique \
+             prefix) or a hit's message id.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "description": "A session id, a unique prefix of one, or a hit's message id (`<session>#<index>`)."},
+                    "around": {"type": "integer", "minimum": 0, "description": "Show the messages around this message index."},
+                    "before": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT, "description": "Messages before `around` (default 3)."},
+                    "after": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT, "description": "Messages after `around` (default 3)."},
+                    "cursor": {"type": "string", "description": "The `next_cursor` of a previous answer, to read on."}
+                },
+                "required": ["id"],
+                "additionalProperties": false
+            }),
+        ),
+        (
+            "sessions",
+            "List recent past sessions, newest first, with their titles or first requests and dates.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "project": {"type": "string", "description": "Only this project: a directory, a folder name or a harness project id."},
+                    "harness": {"type": "string", "description": "Only this harness."},
+                    "since": {"type": "string", "description": format!("Only sessions started at or after this. {date}")},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SESSIONS, "description": "Most sessions (default 10)."}
+                },
+                "additionalProperties": false
+            }),
+        ),
+    ]
+}
+
+/// Arguments of `recall`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecallArgs {
+    query: String,
+    limit: Option<u64>,
+    per_session: Option<u64>,
+    harness: Option<String>,
+    project: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+    role: Option<String>,
+}
+
+/// Arguments of `session`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionArgs {
+    id: String,
+    around: Option<u64>,
+    before: Option<u64>,
+    after: Option<u64>,
+    cursor: Option<String>,
+}
+
+/// Arguments of `sessions`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionsArgs {
+    project: Option<String>,
+    harness: Option<String>,
+    since: Option<String>,
+    limit: Option<u64>,
+}
+
+fn bounded(
+    value: Option<u64>,
+    name: &str,
+    min: u64,
+    max: u64,
+    default: usize,
+) -> Result<usize, CallError> {
+    match value {
+        None => Ok(default),
+        Some(v) if (min..=max).contains(&v) => Ok(v as usize),
+        Some(v) => Err(bad(format!(
+            "`{name}` is {v}; it must be between {min} and {max}"
+        ))),
+    }
+}
+
+fn date(value: &Option<String>, name: &str) -> Result<Option<i64>, CallError> {
+    value
+        .as_deref()
+        .map(|t| {
+            crate::dates::parse(t, chrono::Utc::now()).map_err(|e| bad(format!("`{name}`: {e}")))
+        })
+        .transpose()
+}
+
+fn nonempty(value: Option<String>) -> Option<String> {
+    value.filter(|v| !v.trim().is_empty())
+}
+
+/// Answers `recall`.
+pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<Answer, CallError> {
+    let query = args.query.trim().to_string();
+    if query.is_empty() {
+        return Err(bad("the query is empty: say what to look for"));
+    }
+    let max = deja_config::MCP_MAX_LIMIT as u64;
+    let limit = bounded(args.limit, "limit", 1, max, limits.limit)?;
+    let per_session = bounded(args.per_session, "per_session", 1, max, limits.per_session)?;
+    let role = match args.role.as_deref() {
+        None => None,
+        Some("user") => Some(Role::User),
+        Some("assistant") => Some(Role::Assistant),
+        Some(other) => {
+            return Err(bad(format!(
+                "`role` is `{other}`; use `user` or `assistant`"
+            )))
+        }
+    };
+    let scope = Candidates {
+        filter: SessionFilter {
+            harness: nonempty(args.harness),
+            project: nonempty(args.project),
+            since: date(&args.since, "since")?,
+            until: date(&args.until, "until")?,
+        },
+        role,
+    };
+    let answer = engine
+        .recall(&Query {
+            text: &query,
+            mode: Mode::Hybrid,
+            scope: &scope,
+            limit,
+            tuning: Tuning::default(),
+            per_session: Some(per_session),
+        })
+        .map_err(|e| bad(format!("recall failed: {e}")))?;
+    let warning = answer
+        .semantic_unavailable
+        .as_ref()
+        .map(|w| format!("semantic recall unavailable ({w}); these hits are ranked by words only"));
+    Ok(render_hits(
+        &query,
+        answer.mode,
+        warning,
+        &answer.hits,
+        limits.max_answer_bytes,
+    ))
+}
+
+/// The text and value of a `recall` answer, within `max_bytes` of text.
+fn render_hits(
+    query: &str,
+    mode: Mode,
+    warning: Option<String>,
+    hits: &[Hit],
+    max_bytes: usize,
+) -> Answer {
+    let terms = lexical::terms(query);
+    let mut body = String::new();
+    if hits.is_empty() {
+        body.push_str("No past message matches this query.\n");
+    }
+    let mut shown: Vec<Value> = Vec::new();
+    let close = frame::close();
+    let mut text = frame::open();
+    let mut left_out = 0;
+    for h in hits {
+        let (snip, _) = snippet::snippet(&h.text, &terms, SNIPPET_CHARS);
+        let snip = frame::neutralise(&snip);
+        let project = h
+            .project
+            .dir
+            .as_deref()
+            .or(h.project.name.as_deref())
+            .or(h.project.id.as_deref())
+            .unwrap_or("-");
+        let more = if h.more_in_session > 0 {
+            format!(
+                " ({} more matching messages in this session)",
+                h.more_in_session
+            )
+        } else {
+            String::new()
+        };
+        let block = format!(
+            "[{}] session {} · {} · {} · started {} · {} message {} (index {}){more}\n    {}\n",
+            h.rank,
+            h.session_id,
+            h.harness,
+            frame::neutralise(project),
+            rfc3339(h.started_at),
+            h.role,
+            h.message_id,
+            h.message_index,
+            snip
+        );
+        if text.len() + block.len() + close.len() + 200 > max_bytes && !shown.is_empty() {
+            left_out = hits.len() - shown.len();
+            break;
+        }
+        let room = max_bytes.saturating_sub(text.len() + close.len() + 200);
+        let block = frame::cut(&block, room);
+        text.push_str(block);
+        if !block.ends_with('\n') {
+            text.push_str("…\n");
+        }
+        shown.push(json!({
+            "rank": h.rank,
+            "score": h.score,
+            "session_id": h.session_id,
+            "native_session_id": h.native_session_id,
+            "harness": h.harness,
+            "project": h.project,
+            "started_at": rfc3339(h.started_at),
+            "message_id": h.message_id,
+            "message_index": h.message_index,
+            "role": h.role,
+            "timestamp": rfc3339(h.timestamp),
+            "text": snip,
+            "source_path": h.source_path,
+            "duplicates": h.duplicates,
+            "more_in_session": h.more_in_session,
+        }));
+    }
+    text.push_str(&body);
+    text.push_str(&close);
+    let mut notes = Vec::new();
+    if let Some(w) = &warning {
+        notes.push(w.clone());
+    }
+    if left_out > 0 {
+        notes.push(format!(
+            "{left_out} more hits were left out to keep this answer under {max_bytes} bytes; ask with a smaller `limit` or read a session with the `session` tool"
+        ));
+    }
+    notes.push("Cite what you use by session id (and message id).".to_string());
+    for n in &notes {
+        text.push_str(n);
+        text.push('\n');
+    }
+    let text = frame::cut(&text, max_bytes).to_string();
+    Answer {
+        text,
+        value: json!({
+            "query": query,
+            "mode": mode.as_str(),
+            "warning": warning,
+            "hits": shown,
+            "left_out": left_out,
+        }),
+    }
+}
+
+/// Where a `session` call starts reading: the cursor, else `around` minus
+/// `before`, else the start.
+fn window(
+    args: &SessionArgs,
+    around_from_id: Option<usize>,
+    total: usize,
+) -> Result<(usize, usize), CallError> {
+    let before = bounded(
+        args.before,
+        "before",
+        0,
+        MAX_CONTEXT as u64,
+        DEFAULT_CONTEXT,
+    )?;
+    let after = bounded(args.after, "after", 0, MAX_CONTEXT as u64, DEFAULT_CONTEXT)?;
+    if let Some(cursor) = &args.cursor {
+        let (from, to) = cursor
+            .split_once('-')
+            .and_then(|(a, b)| Some((a.parse::<usize>().ok()?, b.parse::<usize>().ok()?)))
+            .ok_or_else(|| {
+                bad(format!(
+                    "`cursor` `{cursor}` is not a cursor this server gave"
+                ))
+            })?;
+        return Ok((from.min(total), to.min(total).max(from.min(total))));
+    }
+    let around = match (args.around, around_from_id) {
+        (Some(a), _) => Some(usize::try_from(a).unwrap_or(usize::MAX)),
+        (None, a) => a,
+    };
+    match around {
+        Some(a) if a >= total => Err(bad(format!(
+            "`around` is {a}, but the session has {total} messages (indexes 0 to {})",
+            total.saturating_sub(1)
+        ))),
+        Some(a) => Ok((a.saturating_sub(before), (a + after + 1).min(total))),
+        None => Ok((0, total)),
+    }
+}
+
+/// Splits a hit's message id `<session>#<index>` into its parts.
+fn split_message_id(id: &str) -> Option<(&str, usize)> {
+    let (session, index) = id.rsplit_once('#')?;
+    Some((session, index.parse().ok()?))
+}
+
+/// The one session `id` names, or an error listing what it could mean.
+fn pick(store: &Store, id: &str) -> Result<SessionRow, CallError> {
+    let mut found = store.find_sessions(id).map_err(|e| bad(e.to_string()))?;
+    match found.len() {
+        0 => Err(bad(format!(
+            "no session `{id}` in the index; `sessions` lists them"
+        ))),
+        1 => Ok(found.remove(0)),
+        n => Err(bad(format!(
+            "`{id}` matches {n} sessions; use one of: {}",
+            found
+                .iter()
+                .take(10)
+                .map(|r| r.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// Answers `session`.
+pub fn session(store: &Store, args: SessionArgs, limits: &Limits) -> Result<Answer, CallError> {
+    let id = args.id.trim();
+    if id.is_empty() {
+        return Err(bad(
+            "`id` is empty: give a session id or a hit's message id",
+        ));
+    }
+    let (row, around) = match pick(store, id) {
+        Ok(row) => (row, None),
+        Err(e) => match split_message_id(id) {
+            Some((session, index)) => (pick(store, session).map_err(|_| e)?, Some(index)),
+            None => return Err(e),
+        },
+    };
+    let s = store.load_session(&row).map_err(|e| bad(e.to_string()))?;
+    let total = s.messages.len();
+    let (from, to) = window(&args, around, total)?;
+    let project = s
+        .project
+        .dir
+        .as_deref()
+        .or(s.project.name.as_deref())
+        .or(s.project.id.as_deref())
+        .unwrap_or("-");
+    let mut text = frame::open();
+    text.push_str(&format!(
+        "session {} · {} (id {}) · {} · started {}{}\n",
+        s.id,
+        s.harness,
+        s.native_id,
+        frame::neutralise(project),
+        rfc3339(s.started_at_ms),
+        s.title
+            .as_deref()
+            .map(|t| format!(" · {}", frame::neutralise(t)))
+            .unwrap_or_default()
+    ));
+    text.push_str(&format!(
+        "messages {from} to {} of {total}\n",
+        to.saturating_sub(1)
+    ));
+    let close = frame::close();
+    let reserve = close.len() + 300;
+    let mut messages = Vec::new();
+    let mut next = to;
+    for (index, m) in s.messages.iter().enumerate().take(to).skip(from) {
+        let head = format!(
+            "\n── #{index} {} {} ({})\n",
+            m.role.as_str(),
+            rfc3339(m.timestamp_ms),
+            m.native_id
+                .clone()
+                .unwrap_or_else(|| message_id(&s.id, index))
+        );
+        let body = frame::neutralise(&m.text);
+        let room = limits.max_answer_bytes.saturating_sub(text.len() + reserve);
+        if head.len() + 40 > room && !messages.is_empty() {
+            next = index;
+            break;
+        }
+        let shown = frame::cut(&body, room.saturating_sub(head.len()));
+        text.push_str(&head);
+        text.push_str(shown);
+        text.push('\n');
+        let cut = shown.len() < body.len();
+        if cut {
+            text.push_str(&format!(
+                "[message cut: {} of {} bytes shown]\n",
+                shown.len(),
+                body.len()
+            ));
+        }
+        messages.push(json!({
+            "index": index,
+            "message_id": m.native_id.clone().unwrap_or_else(|| message_id(&s.id, index)),
+            "role": m.role.as_str(),
+            "timestamp": rfc3339(m.timestamp_ms),
+            "text": shown,
+            "cut": cut,
+        }));
+        if cut {
+            next = index + 1;
+            break;
+        }
+    }
+    text.push_str(&close);
+    let next_cursor = (next < to).then(|| format!("{next}-{to}"));
+    if let Some(c) = &next_cursor {
+        text.push_str(&format!(
+            "More messages follow: call `session` with id `{}` and cursor `{c}`.\n",
+            s.id
+        ));
+    }
+    Ok(Answer {
+        text: frame::cut(&text, limits.max_answer_bytes).to_string(),
+        value: json!({
+            "session_id": s.id,
+            "native_id": s.native_id,
+            "harness": s.harness,
+            "project": s.project,
+            "title": s.title,
+            "started_at": rfc3339(s.started_at_ms),
+            "message_count": total,
+            "messages": messages,
+            "next_cursor": next_cursor,
+        }),
+    })
+}
+
+/// Answers `sessions`.
+pub fn sessions(store: &Store, args: SessionsArgs, limits: &Limits) -> Result<Answer, CallError> {
+    let limit = bounded(
+        args.limit,
+        "limit",
+        1,
+        MAX_SESSIONS as u64,
+        DEFAULT_SESSIONS,
+    )?;
+    let filter = SessionFilter {
+        harness: nonempty(args.harness),
+        project: nonempty(args.project),
+        since: date(&args.since, "since")?,
+        until: None,
+    };
+    let rows = store
+        .sessions(&filter, Some(limit))
+        .map_err(|e| bad(e.to_string()))?;
+    let mut text = frame::open();
+    if rows.is_empty() {
+        text.push_str("No session matches.\n");
+    }
+    let close = frame::close();
+    let mut listed = Vec::new();
+    for r in &rows {
+        let project = r
+            .project
+            .dir
+            .as_deref()
+            .or(r.project.name.as_deref())
+            .or(r.project.id.as_deref())
+            .unwrap_or("-");
+        let about = r.title.as_deref().or(r.first_user.as_deref()).unwrap_or("");
+        let line = format!(
+            "{} · {} · {} · started {} · {} messages · {}\n",
+            r.id,
+            r.harness,
+            frame::neutralise(project),
+            rfc3339(r.started_at),
+            r.message_count,
+            frame::neutralise(about)
+        );
+        if text.len() + line.len() + close.len() + 100 > limits.max_answer_bytes {
+            break;
+        }
+        text.push_str(&line);
+        listed.push(json!({
+            "id": r.id,
+            "harness": r.harness,
+            "native_id": r.native_id,
+            "project": r.project,
+            "started_at": rfc3339(r.started_at),
+            "updated_at": rfc3339(r.updated_at),
+            "message_count": r.message_count,
+            "title": r.title,
+            "first_user_line": r.first_user,
+        }));
+    }
+    text.push_str(&close);
+    if listed.len() < rows.len() {
+        text.push_str(&format!(
+            "{} more sessions were left out to keep this answer under {} bytes.\n",
+            rows.len() - listed.len(),
+            limits.max_answer_bytes
+        ));
+    }
+    Ok(Answer {
+        text: frame::cut(&text, limits.max_answer_bytes).to_string(),
+        value: json!({"sessions": listed, "left_out": rows.len() - listed.len()}),
+    })
+}
+
+/// Parses a tool's arguments, naming the tool and the problem.
+pub fn parse<T: serde::de::DeserializeOwned>(
+    tool: &str,
+    arguments: Option<serde_json::Map<String, Value>>,
+) -> Result<T, String> {
+    let value = Value::Object(arguments.unwrap_or_default());
+    serde_json::from_value(value).map_err(|e| format!("invalid arguments for `{tool}`: {e}"))
+}
+
+/// For tests: the definitions by name.
+#[cfg(test)]
+pub fn definition_names() -> std::collections::HashMap<&'static str, Value> {
+    definitions().into_iter().map(|(n, _, s)| (n, s)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_ids_split() {
+        assert_eq!(
+            split_message_id("aider-abc-1#12"),
+            Some(("aider-abc-1", 12))
+        );
+        assert_eq!(split_message_id("plain"), None);
+        assert_eq!(split_message_id("a#b"), None);
+    }
+
+    #[test]
+    fn bounds_name_the_argument() {
+        assert_eq!(bounded(None, "limit", 1, 20, 5), Ok(5));
+        assert_eq!(bounded(Some(20), "limit", 1, 20, 5), Ok(20));
+        let e = bounded(Some(10_000_000_000), "limit", 1, 20, 5).unwrap_err();
+        assert!(
+            e.0.contains("`limit`") && e.0.contains("between 1 and 20"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn schemas_require_what_they_must() {
+        let d = definition_names();
+        assert_eq!(d["recall"]["required"], json!(["query"]));
+        assert_eq!(d["session"]["required"], json!(["id"]));
+        assert!(d["sessions"].get("required").is_none());
+    }
+}

@@ -73,6 +73,8 @@ pub struct Config {
     pub redact: Redact,
     /// `[mcp]`.
     pub mcp: Mcp,
+    /// `[context]`.
+    pub context: Context,
     /// `[plugins]`.
     pub plugins: Plugins,
     /// `[harness.<name>]`, one per harness.
@@ -152,6 +154,16 @@ pub struct Recall {
     pub limit: usize,
     /// Ranking mode.
     pub mode: Mode,
+}
+
+/// `[context]`: the project digest agents get when a session starts.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Context {
+    /// Most bytes of a digest.
+    pub max_bytes: usize,
+    /// Whether `deja aider` passes the digest to aider as a read-only file.
+    pub aider: bool,
 }
 
 /// Most hits one MCP `recall` call may ask for.
@@ -343,6 +355,9 @@ fn validate(c: &Config) -> Result<(), String> {
     }
     if !(1..=MCP_MAX_LIMIT).contains(&c.mcp.limit) {
         return Err(format!("`mcp.limit` must be between 1 and {MCP_MAX_LIMIT}"));
+    }
+    if !(256..=1_000_000).contains(&c.context.max_bytes) {
+        return Err("`context.max_bytes` must be between 256 and 1000000".into());
     }
     if c.mcp.per_session == 0 {
         return Err("`mcp.per_session` must be at least 1".into());
@@ -608,4 +623,3 @@ mod tests {
         }
     }
 }
-

@@ -68,6 +68,10 @@ pub enum Command {
     },
     /// Serve deja's memory to coding agents over the Model Context Protocol (stdio).
     Mcp,
+    /// Wire deja into a harness: Gemini CLI (MCP server and session-start hook) or aider (digest file).
+    Setup(crate::commands::setup::SetupArgs),
+    /// Print a project's memory as a short Markdown digest (for an agent's session start).
+    Context(crate::commands::context::ContextArgs),
     /// Start aider here, after recording this project so deja finds its history.
     #[command(disable_help_flag = true)]
     Aider {

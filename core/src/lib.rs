@@ -56,6 +56,8 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         Command::Config { default } => commands::config::run(&app, default),
         Command::Aider { args } => commands::aider::run(&app, &args),
         Command::Mcp => mcp::run(&app),
+        Command::Context(args) => commands::context::run(&app, &args),
+        Command::Setup(args) => commands::setup::run(&app, &args),
     }
 }
 

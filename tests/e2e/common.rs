@@ -37,6 +37,12 @@ pub fn deja_bin() -> PathBuf {
             "deja-plugin-aider",
             "-p",
             "deja-plugin-gemini",
+            "-p",
+            "deja-plugin-claude",
+            "-p",
+            "deja-plugin-codex",
+            "-p",
+            "deja-plugin-qwen",
         ]);
         if release {
             cmd.arg("--release");

@@ -184,7 +184,7 @@ const EXPECTED_SESSIONS: &[(&str, usize)] = &[
     ("aider", 163),
     ("gemini", 13),
     ("claude", 28),
-    ("codex", 23),
+    ("codex", 19),
     ("qwen", 12),
 ];
 

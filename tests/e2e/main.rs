@@ -1,6 +1,6 @@
 //! End-to-end tests: they run the real `deja` binary in a temporary HOME.
 //!
-//! The bundled reader plugins are built on first use (`cargo build` of the two
+//! The bundled reader plugins are built on first use (`cargo build` of the five
 //! plugin crates), so a plain `cargo test` works; test plugins and the README's
 //! example plugin are built outside the workspace, like third-party plugins.
 
@@ -14,6 +14,8 @@ mod embedding;
 mod golden;
 mod hardening;
 mod index;
+mod mcp;
 mod parse;
 mod plugins;
 mod recall;
+mod wiring;

@@ -28,7 +28,7 @@ fn bundled_readers_are_loaded() {
     let sb = Sandbox::new();
     let list = sb.ok(&["plugins", "--json"]).json();
     assert_eq!(list["abi"], "1.0");
-    for harness in ["aider", "gemini"] {
+    for harness in ["aider", "gemini", "claude", "codex", "qwen"] {
         let p = plugin(&list, "harness", harness);
         assert_eq!(p["status"], "loaded", "{p:#}");
         assert_eq!(p["abi"], "1.0");

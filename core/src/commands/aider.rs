@@ -1,6 +1,8 @@
 //! `deja aider [ARGS...]`: records the project (its git root, else the current
 //! directory) in `~/.config/deja/aider-projects`, where the aider reader looks
-//! for histories, then replaces itself with aider, passing ARGS unchanged.
+//! for histories, writes the project's digest (`deja context`) to a file that
+//! aider loads read-only (`--read`), then replaces itself with aider, passing
+//! ARGS unchanged.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -54,6 +56,39 @@ pub fn record_project(file: &Path, project: &Path) -> Result<bool> {
     Ok(true)
 }
 
+/// The file `deja aider` hands aider with `--read`.
+pub fn context_file(app: &App) -> PathBuf {
+    app.paths.data_dir.join("context").join("aider.md")
+}
+
+/// Writes `project`'s digest to [`context_file`] (private to the user,
+/// renamed into place) and returns its path.
+pub fn write_context(app: &App, project: &Path) -> Result<PathBuf> {
+    let file = context_file(app);
+    let dir = file.parent().unwrap_or(Path::new("."));
+    deja_store::create_private_dir(&app.paths.data_dir)?;
+    deja_store::create_private_dir(dir)?;
+    let digest = super::context::digest_for(
+        app,
+        &project.to_string_lossy(),
+        app.config.config.context.max_bytes,
+    )?;
+    let tmp = dir.join(format!(".aider.md.tmp-{}", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut f = options.open(&tmp)?;
+        f.write_all(digest.text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, &file)
+    };
+    write().with_context(|| format!("cannot write `{}`", file.display()))?;
+    deja_store::make_private(&file)?;
+    Ok(file)
+}
+
 fn find_on_path(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
@@ -72,6 +107,11 @@ pub fn run(app: &App, args: &[OsString]) -> Result<ExitStatus> {
     record_project(&projects_file(&app.paths.home), &project)?;
 
     let mut cmd = std::process::Command::new(&aider);
+    if app.config.config.context.aider {
+        // Every aider session starts with its project's memory.
+        let file = write_context(app, &project)?;
+        cmd.arg("--read").arg(file);
+    }
     cmd.args(args);
     #[cfg(unix)]
     {

@@ -230,6 +230,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
         }
     }
     report.insert("model".into(), model_json);
+    report.insert("wiring".into(), wiring(app, &mut problems).into());
     report.insert(
         "problems".into(),
         problems
@@ -249,6 +250,47 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
     } else {
         ExitStatus::NoResults
     })
+}
+
+/// What `deja setup` has wired, per harness, with the command that wires it.
+fn wiring(app: &App, problems: &mut Vec<Problem>) -> Vec<Value> {
+    use super::setup::{self, Wiring};
+    let mut out = Vec::new();
+    let gemini = match setup::gemini_wiring(&app.paths.home) {
+        Ok(Wiring::Wired) => (
+            "wired",
+            "MCP server and SessionStart hook, as the `deja` extension".to_string(),
+        ),
+        Ok(Wiring::Missing) => (
+            "not wired",
+            "run `deja setup gemini` to add the MCP server and the session-start digest"
+                .to_string(),
+        ),
+        Ok(Wiring::Stale(why)) => {
+            problems.push(Problem {
+                what: format!("deja's Gemini CLI extension is out of date: {why}"),
+                fix: "run `deja setup gemini` again".into(),
+            });
+            ("stale", why)
+        }
+        Err(e) => ("unknown", e.to_string()),
+    };
+    out.push(json!({"harness": "gemini", "status": gemini.0, "detail": gemini.1, "fix": "deja setup gemini"}));
+    let conf = setup::aider_conf(&app.paths.home);
+    let file = super::aider::context_file(app);
+    let listed = std::fs::read_to_string(&conf)
+        .map(|t| t.contains(file.to_string_lossy().as_ref()))
+        .unwrap_or(false);
+    let aider = if listed {
+        (
+            "wired",
+            format!("`{}` reads the project digest", conf.display()),
+        )
+    } else {
+        ("not wired", "`deja aider` passes the digest itself; run `deja setup aider` for aider started directly".to_string())
+    };
+    out.push(json!({"harness": "aider", "status": aider.0, "detail": aider.1, "fix": "deja setup aider"}));
+    out
 }
 
 fn print_text(app: &App, report: &serde_json::Map<String, Value>, problems: &[Problem]) {
@@ -337,6 +379,15 @@ fn print_text(app: &App, report: &serde_json::Map<String, Value>, problems: &[Pr
     );
     if let Some(rt) = m["runtime"].as_str() {
         println!("{:<9} {rt}", s.bold("runtime"));
+    }
+    for w in report["wiring"].as_array().into_iter().flatten() {
+        println!(
+            "{:<9} {:<7} {} ({})",
+            s.bold("wiring"),
+            str_of(&w["harness"]),
+            str_of(&w["status"]),
+            str_of(&w["detail"])
+        );
     }
     if problems.is_empty() {
         println!("{}", s.green("no problems found"));

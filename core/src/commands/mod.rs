@@ -3,6 +3,7 @@
 
 pub mod aider;
 pub mod config;
+pub mod context;
 pub mod doctor;
 pub mod forget;
 pub mod index;
@@ -11,6 +12,7 @@ pub mod plugins;
 pub mod recall;
 pub mod resume;
 pub mod sessions;
+pub mod setup;
 pub mod show;
 
 use anyhow::{bail, Result};

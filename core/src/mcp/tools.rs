@@ -16,6 +16,8 @@ use crate::output::rfc3339;
 
 /// Characters of a hit's text shown around its first match.
 const SNIPPET_CHARS: usize = 320;
+/// Room kept for the note under a cut message.
+const CUT_NOTE: usize = 48;
 /// Messages shown before and after `around` unless asked otherwise.
 const DEFAULT_CONTEXT: usize = 3;
 /// Most messages one `session` call may ask for on either side of `around`.
@@ -424,6 +426,10 @@ pub fn session(store: &Store, args: SessionArgs, limits: &Limits) -> Result<Answ
     let s = store.load_session(&row).map_err(|e| bad(e.to_string()))?;
     let total = s.messages.len();
     let (from, to) = window(&args, around, total)?;
+    // Around a message, every message of the window gets a share of the
+    // answer, so the neighbours are seen (cut) rather than pushed to a later
+    // page by one long message.
+    let focused = args.cursor.is_none() && (args.around.is_some() || around.is_some());
     let project = s
         .project
         .dir
@@ -450,6 +456,11 @@ pub fn session(store: &Store, args: SessionArgs, limits: &Limits) -> Result<Answ
     ));
     let close = frame::close();
     let reserve = close.len() + 300;
+    // Each message's share, with room for its "cut" note.
+    let share = focused.then(|| {
+        (limits.max_answer_bytes.saturating_sub(text.len() + reserve) / (to - from).max(1))
+            .saturating_sub(CUT_NOTE)
+    });
     let mut messages = Vec::new();
     let mut next = to;
     for (index, m) in s.messages.iter().enumerate().take(to).skip(from) {
@@ -467,6 +478,7 @@ pub fn session(store: &Store, args: SessionArgs, limits: &Limits) -> Result<Answ
             next = index;
             break;
         }
+        let room = share.map_or(room, |s| room.min(s.max(head.len() + 16)));
         let shown = frame::cut(&body, room.saturating_sub(head.len()));
         text.push_str(&head);
         text.push_str(shown);
@@ -487,7 +499,7 @@ pub fn session(store: &Store, args: SessionArgs, limits: &Limits) -> Result<Answ
             "text": shown,
             "cut": cut,
         }));
-        if cut {
+        if cut && share.is_none() {
             next = index + 1;
             break;
         }

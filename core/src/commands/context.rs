@@ -1,0 +1,264 @@
+//! `deja context`: a project's memory as a bounded Markdown digest, for a
+//! coding agent to read when a session starts: the most recent sessions of
+//! the project across every harness (date, harness, title or first request,
+//! how it ended, files touched, commands run), in the same untrusted-data
+//! frame as the MCP server's answers. The same store gives the same digest.
+//! `--hook gemini` answers Gemini CLI's SessionStart hook protocol.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use deja_model::{one_line, Role, Session};
+use deja_store::{SessionFilter, Store, StoreError};
+use serde_json::json;
+
+use crate::app::App;
+use crate::mcp::frame;
+use crate::output;
+use crate::ExitStatus;
+
+/// Sessions looked at, newest first, before the byte bound cuts the list.
+const MAX_SESSIONS: usize = 20;
+/// Files and commands named per session.
+const MAX_ITEMS: usize = 5;
+
+/// `deja context` arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ContextArgs {
+    /// The project: a directory (default: the current one), a folder name or a harness project id.
+    #[arg(long, value_name = "PROJECT")]
+    pub project: Option<String>,
+    /// Most bytes of the digest (default: `context.max_bytes`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(256..=1_000_000))]
+    pub max_bytes: Option<u64>,
+    /// Answer a harness's session-start hook on stdout instead (reads the hook's input on stdin).
+    #[arg(long, value_name = "HARNESS", value_parser = ["gemini"])]
+    pub hook: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The digest of `project` (or the honest line saying there is none).
+pub struct Digest {
+    /// The Markdown text, within the bound.
+    pub text: String,
+    /// Sessions listed.
+    pub sessions: Vec<String>,
+}
+
+/// Where a session ended, in one line: its last message.
+fn ending(s: &Session) -> String {
+    match s.messages.last() {
+        Some(m) => {
+            let who = match m.role {
+                Role::User => "the user",
+                Role::Assistant => "the agent",
+            };
+            format!("{who}: {}", one_line(&m.text, 160))
+        }
+        None => "no message".into(),
+    }
+}
+
+/// Up to [`MAX_ITEMS`] distinct values, then how many more.
+fn listed<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut more = 0;
+    for item in items {
+        if seen.contains(&item) {
+            continue;
+        }
+        if seen.len() < MAX_ITEMS {
+            seen.push(item);
+        } else {
+            more += 1;
+        }
+    }
+    let mut out = seen
+        .iter()
+        .map(|s| format!("`{}`", one_line(s, 80).replace('`', "'")))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if more > 0 {
+        out.push_str(&format!(" (+{more} more)"));
+    }
+    out
+}
+
+/// A session as one digest entry.
+fn entry(s: &Session) -> String {
+    let when = chrono::DateTime::from_timestamp_millis(s.started_at_ms)
+        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
+        .unwrap_or_else(|| "unknown date".into());
+    let about = s
+        .title
+        .clone()
+        .or_else(|| s.first_user_line().map(str::to_string))
+        .map(|t| one_line(&t, 160))
+        .unwrap_or_else(|| "(no request)".into());
+    let mut out = format!(
+        "- **{when}** · {} · {about}\n  - ended with {}\n",
+        s.harness,
+        ending(s)
+    );
+    let touched = s
+        .files
+        .iter()
+        .filter(|f| f.action != "read" && f.action != "read-only")
+        .map(|f| f.path.as_str());
+    let touched = listed(touched);
+    if !touched.is_empty() {
+        out.push_str(&format!("  - files changed: {touched}\n"));
+    }
+    let commands = listed(s.commands.iter().map(|c| c.command.as_str()));
+    if !commands.is_empty() {
+        out.push_str(&format!("  - commands: {commands}\n"));
+    }
+    out.push_str(&format!(
+        "  - session `{}` ({} messages)\n",
+        s.id,
+        s.messages.len()
+    ));
+    frame::neutralise(&out)
+}
+
+/// The digest of `project` from `store`, within `max_bytes`.
+pub fn digest(store: &Store, project: &str, max_bytes: usize) -> Result<Digest> {
+    let filter = SessionFilter {
+        project: Some(project.to_string()),
+        ..Default::default()
+    };
+    let rows = store.sessions(&filter, Some(MAX_SESSIONS))?;
+    let head = format!("## Memory of past sessions in {project} (from deja)\n\n");
+    if rows.is_empty() {
+        return Ok(Digest {
+            text: format!(
+                "{head}deja has no past session of this project yet. Search other projects with `deja recall`.\n"
+            ),
+            sessions: Vec::new(),
+        });
+    }
+    let tail = format!(
+        "{}Search everything with deja's `recall` tool or `deja recall \"...\"`; read a session with `deja show ID`.\n",
+        frame::close()
+    );
+    let mut text = head + &frame::open();
+    let mut sessions = Vec::new();
+    for row in &rows {
+        let s = store.load_session(row)?;
+        let e = entry(&s);
+        if text.len() + e.len() + tail.len() > max_bytes {
+            if sessions.is_empty() {
+                text.push_str(frame::cut(
+                    &e,
+                    max_bytes.saturating_sub(text.len() + tail.len() + 4),
+                ));
+                text.push_str("…\n");
+                sessions.push(s.id);
+            }
+            break;
+        }
+        text.push_str(&e);
+        sessions.push(s.id);
+    }
+    if sessions.len() < rows.len() {
+        let note = format!(
+            "({} older sessions not shown)\n",
+            rows.len() - sessions.len()
+        );
+        if text.len() + note.len() + tail.len() <= max_bytes {
+            text.push_str(&note);
+        }
+    }
+    text.push_str(&tail);
+    Ok(Digest {
+        text: frame::cut(&text, max_bytes).to_string(),
+        sessions,
+    })
+}
+
+/// The project a directory stands for: its own path, as harnesses record it.
+fn project_of(dir: &Path) -> String {
+    std::fs::canonicalize(dir)
+        .unwrap_or_else(|_| dir.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The digest for `project` in `app`'s store; an honest line when there is no store.
+pub fn digest_for(app: &App, project: &str, max_bytes: usize) -> Result<Digest> {
+    match Store::open_read(&app.paths.database()) {
+        Ok(store) => digest(&store, project, max_bytes),
+        Err(StoreError::Missing(_)) => Ok(Digest {
+            text: format!(
+                "## Memory of past sessions in {project} (from deja)\n\ndeja has not indexed anything yet; run `deja index`.\n"
+            ),
+            sessions: Vec::new(),
+        }),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Reads the hook's input (JSON on stdin) for its `cwd`.
+fn hook_cwd() -> Option<PathBuf> {
+    let mut input = String::new();
+    std::io::stdin()
+        .take(1 << 20)
+        .read_to_string(&mut input)
+        .ok()?;
+    let v: serde_json::Value = serde_json::from_str(&input).ok()?;
+    v["cwd"].as_str().map(PathBuf::from)
+}
+
+/// Runs the command.
+pub fn run(app: &App, args: &ContextArgs) -> Result<ExitStatus> {
+    let max = args
+        .max_bytes
+        .map(|m| usize::try_from(m).unwrap_or(usize::MAX))
+        .unwrap_or(app.config.config.context.max_bytes);
+    if args.hook.is_some() {
+        // Gemini CLI's SessionStart hook: JSON in, JSON out, never blocking
+        // the session: a failure still answers (without context).
+        let dir = args
+            .project
+            .clone()
+            .or_else(|| hook_cwd().map(|d| project_of(&d)))
+            .or_else(|| std::env::current_dir().ok().map(|d| project_of(&d)));
+        let context = dir.and_then(|p| match digest_for(app, &p, max) {
+            Ok(d) => Some(d.text),
+            Err(e) => {
+                eprintln!("deja context: {e:#}");
+                None
+            }
+        });
+        let mut answer = json!({});
+        if let Some(text) = context {
+            answer = json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "SessionStart",
+                    "additionalContext": text,
+                }
+            });
+        }
+        println!("{answer}");
+        return Ok(ExitStatus::Success);
+    }
+    let project = match &args.project {
+        Some(p) if Path::new(p).is_dir() => project_of(Path::new(p)),
+        Some(p) => p.trim_end_matches('/').to_string(),
+        None => project_of(&std::env::current_dir()?),
+    };
+    let d = digest_for(app, &project, max)?;
+    if args.json {
+        output::print_json(&json!({
+            "project": project,
+            "sessions": d.sessions,
+            "text": d.text,
+        }))?;
+    } else {
+        print!("{}", d.text);
+    }
+    Ok(ExitStatus::Success)
+}

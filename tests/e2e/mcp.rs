@@ -1,0 +1,195 @@
+//! `deja mcp` driven by clients: the official MCP Python SDK (an independent
+//! implementation, installed by `scripts/fetch-clients`) over the demo
+//! fixtures with the real model, and raw JSON-RPC for what a well-behaved
+//! client never sends (malformed lines, a disconnect in the middle of a call).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{deja_bin, fixtures, repo, Sandbox};
+
+/// The client tools' folder (see `scripts/fetch-clients`).
+pub fn clients_dir() -> PathBuf {
+    std::env::var_os("DEJA_CLIENTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let cache = std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| {
+                    PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache")
+                });
+            cache.join("deja/clients")
+        })
+}
+
+/// The Python of the clients' virtual environment; panics with the fix when
+/// it is missing (these tests never pass without the real client).
+fn client_python() -> PathBuf {
+    let python = clients_dir().join("venv/bin/python");
+    assert!(
+        python.is_file(),
+        "the MCP Python SDK is not installed in {}; run scripts/fetch-clients first",
+        clients_dir().display()
+    );
+    python
+}
+
+/// The demo fixtures, indexed with the real model, background indexing of
+/// the server off (the store is ready), answers bounded at 1 KB.
+fn demo_sandbox() -> Sandbox {
+    let mut sb = Sandbox::new();
+    sb.config_with_model("[mcp]\nmax_answer_bytes = 1024\nindex = false\n");
+    sb.env("DEJA_AIDER_ROOTS", fixtures().join("demo/aider"));
+    sb.env("DEJA_GEMINI_ROOT", fixtures().join("demo/gemini"));
+    sb.ok(&["index"]);
+    sb
+}
+
+#[test]
+fn the_python_sdk_recalls_pages_and_gets_clear_errors() {
+    let python = client_python();
+    let sb = demo_sandbox();
+    let mut cmd = sb.command();
+    cmd.env_remove("NO_COLOR");
+    let out = Command::new(python)
+        .arg(repo().join("tests/clients/mcp_client.py"))
+        .arg(deja_bin())
+        .envs(
+            cmd.get_envs()
+                .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))),
+        )
+        .current_dir(&sb.home)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    assert!(
+        out.status.success() && stdout.contains(" passed, 0 failed"),
+        "the Python client failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+}
+
+/// A server child speaking raw JSON-RPC lines.
+struct Raw {
+    child: std::process::Child,
+    out: BufReader<std::process::ChildStdout>,
+}
+
+impl Raw {
+    fn start(sb: &Sandbox) -> Raw {
+        let mut child = sb
+            .command()
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = BufReader::new(child.stdout.take().unwrap());
+        Raw { child, out }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line the server writes, as JSON (every stdout line must be).
+    fn receive(&mut self) -> serde_json::Value {
+        let mut line = String::new();
+        self.out.read_line(&mut line).unwrap();
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout line is not JSON-RPC ({e}): {line:?}"))
+    }
+
+    fn initialize(&mut self) {
+        self.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#);
+        let init = self.receive();
+        assert_eq!(init["id"], 1, "{init}");
+        assert_eq!(init["result"]["serverInfo"]["name"], "deja", "{init}");
+        assert_eq!(
+            init["result"]["protocolVersion"], "2025-06-18",
+            "negotiated down: {init}"
+        );
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+
+    /// Closes stdin and waits (bounded) for the exit status.
+    fn finish(mut self) -> (std::process::ExitStatus, String) {
+        drop(self.child.stdin.take());
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                let mut err = String::new();
+                std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut err)
+                    .unwrap();
+                return (status, err);
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the server did not exit after stdin closed"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+#[test]
+fn raw_json_rpc_errors_and_disconnects_never_crash_or_corrupt() {
+    let sb = demo_sandbox();
+    let before = sb.dump();
+
+    // An unknown method gets a JSON-RPC error, and the server goes on.
+    let mut raw = Raw::start(&sb);
+    raw.initialize();
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method","params":{}}"#);
+    let err = raw.receive();
+    assert_eq!(err["id"], 2, "{err}");
+    assert!(err["error"]["code"].is_i64(), "{err}");
+    raw.send(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope","arguments":{}}}"#,
+    );
+    let err = raw.receive();
+    assert_eq!(err["id"], 3, "{err}");
+    assert_eq!(err["error"]["code"], -32602, "{err}");
+    raw.send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#);
+    let list = raw.receive();
+    assert_eq!(
+        list["result"]["tools"].as_array().unwrap().len(),
+        3,
+        "{list}"
+    );
+    let (status, stderr) = raw.finish();
+    assert!(status.success(), "exit {status:?}\n{stderr}");
+
+    // A line that is not JSON: an error answer or a clean exit, never a crash.
+    let mut raw = Raw::start(&sb);
+    raw.initialize();
+    raw.send("this is not json {");
+    let (status, stderr) = raw.finish();
+    assert!(
+        status.code().is_some(),
+        "killed by a signal: {status:?}\n{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
+    // A client that disconnects in the middle of a call.
+    let mut raw = Raw::start(&sb);
+    raw.initialize();
+    raw.send(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"recall","arguments":{"query":"tenant predicate"}}}"#);
+    let (status, stderr) = raw.finish();
+    assert!(
+        status.code().is_some(),
+        "killed by a signal: {status:?}\n{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
+    assert_eq!(before, sb.dump(), "the store changed");
+    let doctor = sb.run(&["doctor", "--json"]);
+    assert!(!doctor.stdout.contains("\"corrupt"), "{}", doctor.stdout);
+}

@@ -106,6 +106,19 @@ impl BenchEnv {
         size(&self.database()) + size(&self.vectors())
     }
 
+    /// A command for deja in this HOME with a clean environment.
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new(&self.deja);
+        cmd.env_clear()
+            .env("HOME", &self.home)
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("NO_COLOR", "1");
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+
     /// Runs deja with `args`, discarding its output, and measures it.
     ///
     /// Peak memory comes from GNU time when it is installed: a child's

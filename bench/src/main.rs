@@ -6,6 +6,7 @@
 mod demo;
 mod env;
 mod generate;
+mod mcp;
 mod profile;
 mod quality;
 mod quant;

@@ -45,6 +45,10 @@ pub struct Scale {
     pub warm: (f64, f64),
     /// Store size on disk (database + vectors), bytes.
     pub disk: u64,
+    /// `recall` through `deja mcp` over stdio: (p50 ms, p95 ms, server peak RSS bytes).
+    pub mcp: (f64, f64, u64),
+    /// Cold `deja context --hook gemini`: (p50 ms, p95 ms).
+    pub hook: (f64, f64),
 }
 
 /// Runs the measurements at `messages`.
@@ -74,6 +78,19 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize) -> Result<Scale> {
     let mut e = engine(&env.database(), &env.vectors())?;
     let stored = e.store.counts()?.messages;
     let warm = warm_latency(&mut e)?;
+    let project = e
+        .store
+        .sessions(&deja_store::SessionFilter::default(), Some(1))?
+        .into_iter()
+        .next()
+        .and_then(|r| r.project.dir)
+        .context("the generated store has no project directory")?;
+    drop(e);
+
+    // The MCP server, its background index off (the store is complete).
+    env.configure("[mcp]\nindex = false\n")?;
+    let mcp = crate::mcp::server_latency(&env, 3)?;
+    let hook = crate::mcp::hook_latency(&env, &project, cold_runs)?;
     Ok(Scale {
         stored,
         units,
@@ -84,6 +101,8 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize) -> Result<Scale> {
         cold_lexical,
         warm,
         disk: env.store_size(),
+        mcp,
+        hook,
     })
 }
 

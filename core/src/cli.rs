@@ -5,8 +5,6 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use deja_store::query::SessionFilter;
-
 /// deja: search what your AI coding agents discussed, by meaning and by words.
 #[derive(Debug, Parser)]
 #[command(name = "deja", version, about, long_about = None, max_term_width = 100)]
@@ -96,24 +94,6 @@ pub struct FilterArgs {
     /// Only sessions started before DATE.
     #[arg(long, value_name = "DATE")]
     pub until: Option<String>,
-}
-
-impl FilterArgs {
-    /// The store filter.
-    pub fn to_filter(&self) -> anyhow::Result<SessionFilter> {
-        let now = chrono::Utc::now();
-        let date = |d: &Option<String>, flag: &str| -> anyhow::Result<Option<i64>> {
-            d.as_deref()
-                .map(|t| crate::dates::parse(t, now).map_err(|e| anyhow::anyhow!("{flag}: {e}")))
-                .transpose()
-        };
-        Ok(SessionFilter {
-            harness: self.harness.clone(),
-            project: self.project.clone(),
-            since: date(&self.since, "--since")?,
-            until: date(&self.until, "--until")?,
-        })
-    }
 }
 
 /// `deja index`.

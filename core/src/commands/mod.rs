@@ -19,7 +19,25 @@ use anyhow::{bail, Result};
 
 use crate::app::App;
 use deja_store::query::SessionRow;
-use deja_store::{Store, StoreError};
+use deja_store::{SessionFilter, Store, StoreError};
+
+use crate::cli::FilterArgs;
+
+/// The store filter the command line's filters name (dates relative to now).
+pub fn session_filter(args: &FilterArgs) -> Result<SessionFilter> {
+    let now = chrono::Utc::now();
+    let date = |d: &Option<String>, flag: &str| -> Result<Option<i64>> {
+        d.as_deref()
+            .map(|t| crate::dates::parse(t, now).map_err(|e| anyhow::anyhow!("{flag}: {e}")))
+            .transpose()
+    };
+    Ok(SessionFilter {
+        harness: args.harness.clone(),
+        project: args.project.clone(),
+        since: date(&args.since, "--since")?,
+        until: date(&args.until, "--until")?,
+    })
+}
 
 /// Opens the index for reading, with a hint when there is none yet.
 pub fn open_read(app: &App) -> Result<Store> {

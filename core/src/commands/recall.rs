@@ -29,7 +29,7 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         .unwrap_or(app.config.config.recall.mode);
     let limit = args.limit.unwrap_or(app.config.config.recall.limit).max(1);
     let candidates = Candidates {
-        filter: args.filter.to_filter()?,
+        filter: super::session_filter(&args.filter)?,
         role: args.role.map(deja_model::Role::from),
     };
     let mut engine = Engine::open(store, &app.paths.vectors(), Some(app.embed_settings()));
@@ -52,6 +52,10 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         output::warn(w);
     }
     let hits = answer.hits;
+    // The process ends right after this command, without running library
+    // destructors (see `deja_core::exit`); tearing the loaded model down here
+    // would cost tens of milliseconds of a cold recall.
+    std::mem::forget(engine);
 
     if args.json {
         output::print_json(&json!({

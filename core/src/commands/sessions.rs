@@ -11,7 +11,7 @@ use crate::ExitStatus;
 /// Runs the command.
 pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
     let store = super::open_read(app)?;
-    let filter = args.filter.to_filter()?;
+    let filter = super::session_filter(&args.filter)?;
     let rows = store.sessions(&filter, args.limit)?;
     if args.json {
         output::print_json(&json!({

@@ -1,0 +1,160 @@
+//! Recall through the MCP server as an agent sees it: `deja mcp` started
+//! once over a store, driven over stdio by a JSON-RPC client (the handshake,
+//! then `tools/call recall` per query), each call timed from request to
+//! response, protocol included; the server's peak memory from the kernel.
+//! And the Gemini CLI SessionStart hook (`deja context --hook gemini`), a
+//! cold process per session start, timed end to end.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdout, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+
+use crate::env::{percentiles, BenchEnv};
+use crate::throughput::QUERIES;
+
+/// A running `deja mcp` and its stdout.
+struct Server {
+    child: Child,
+    out: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Server {
+    fn start(env: &BenchEnv) -> Result<Server> {
+        let mut child = env
+            .command()
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("cannot start deja mcp")?;
+        let out = BufReader::new(child.stdout.take().context("no stdout")?);
+        let mut s = Server {
+            child,
+            out,
+            next_id: 1,
+        };
+        s.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "deja-bench", "version": "0"}}),
+        )?;
+        s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+        Ok(s)
+    }
+
+    fn send(&mut self, v: &Value) -> Result<()> {
+        let stdin = self.child.stdin.as_mut().context("no stdin")?;
+        writeln!(stdin, "{v}")?;
+        stdin.flush()?;
+        Ok(())
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Result<Value> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
+        loop {
+            let mut line = String::new();
+            if self.out.read_line(&mut line)? == 0 {
+                bail!("deja mcp closed its output");
+            }
+            let v: Value = serde_json::from_str(&line).context("a line that is not JSON-RPC")?;
+            if v["id"] == id {
+                if v.get("error").is_some() {
+                    bail!("{method} failed: {}", v["error"]);
+                }
+                return Ok(v["result"].clone());
+            }
+        }
+    }
+
+    /// The server's peak resident memory, bytes (Linux).
+    fn peak_rss(&self) -> u64 {
+        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("VmHWM:"))
+                    .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            })
+            .map_or(0, |kb| kb * 1024)
+    }
+
+    fn stop(mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// `recall` through the server, `rounds` times over [`QUERIES`] after one
+/// warm-up round: (p50 ms, p95 ms, server peak RSS bytes). Background
+/// indexing should be off in `env`'s config (`mcp.index = false`).
+pub fn server_latency(env: &BenchEnv, rounds: usize) -> Result<(f64, f64, u64)> {
+    let mut server = Server::start(env)?;
+    let mut times = Vec::new();
+    for round in 0..=rounds {
+        for q in QUERIES {
+            let started = Instant::now();
+            let result = server.request(
+                "tools/call",
+                json!({"name": "recall", "arguments": {"query": q, "limit": 10}}),
+            )?;
+            if result["isError"] == true {
+                bail!("recall `{q}` failed: {result}");
+            }
+            if round > 0 {
+                times.push(started.elapsed().as_secs_f64() * 1000.0);
+            }
+        }
+    }
+    let rss = server.peak_rss();
+    server.stop();
+    let (p50, p95) = percentiles(times);
+    Ok((p50, p95, rss))
+}
+
+/// Cold `deja context --hook gemini` processes for the project of the
+/// store's newest session, its directory given on stdin as Gemini CLI does:
+/// (p50 ms, p95 ms).
+pub fn hook_latency(env: &BenchEnv, project_dir: &str, runs: usize) -> Result<(f64, f64)> {
+    let input = json!({
+        "session_id": "bench",
+        "transcript_path": "/dev/null",
+        "cwd": project_dir,
+        "hook_event_name": "SessionStart",
+        "timestamp": "2026-12-01T00:00:00Z",
+        "source": "startup",
+    })
+    .to_string();
+    let mut times = Vec::new();
+    for _ in 0..runs {
+        let started = Instant::now();
+        let mut child = env
+            .command()
+            .args(["context", "--hook", "gemini"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        child
+            .stdin
+            .take()
+            .context("no stdin")?
+            .write_all(input.as_bytes())?;
+        let out = child.wait_with_output()?;
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+        let v: Value =
+            serde_json::from_slice(&out.stdout).context("the hook's answer is not JSON")?;
+        if v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .is_none_or(|t| !t.contains("recalled-memory"))
+        {
+            bail!("the hook gave no digest for `{project_dir}`: {v}");
+        }
+    }
+    Ok(percentiles(times))
+}

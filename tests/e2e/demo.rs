@@ -12,6 +12,8 @@ fn matches(hit: &Value, expected: &str) -> bool {
     let id = hit["session_id"].as_str().unwrap_or_default();
     match expected.split_once(':') {
         Some(("gemini", sid)) => hit["harness"] == "gemini" && id.starts_with(sid),
+        // Claude Code's sessionId and Codex's thread id are deja's ids as they are.
+        Some((harness @ ("claude" | "codex"), sid)) => hit["harness"] == harness && id == sid,
         Some(("aider", rest)) => {
             let (folder, time) = rest.split_once(':').unwrap();
             let stamp: String = time.chars().filter(|c| c.is_ascii_digit()).collect();
@@ -30,6 +32,8 @@ fn every_demo_query_finds_its_session_first() {
     sb.config_with_model("");
     sb.env("DEJA_AIDER_ROOTS", fixtures().join("demo/aider"));
     sb.env("DEJA_GEMINI_ROOT", fixtures().join("demo/gemini"));
+    sb.env("DEJA_CLAUDE_ROOT", fixtures().join("demo/claude"));
+    sb.env("DEJA_CODEX_ROOT", fixtures().join("demo/codex"));
     let out = sb.ok(&["index", "--json"]);
     let run = out.json();
     assert_eq!(
@@ -37,7 +41,7 @@ fn every_demo_query_finds_its_session_first() {
         0,
         "{run:#}"
     );
-    assert_eq!(run["sessions"]["added"], 12, "{run:#}");
+    assert_eq!(run["sessions"]["added"], 14, "{run:#}");
     assert!(!out.stderr.contains("warning"), "{}", out.stderr);
 
     let table = std::fs::read_to_string(fixtures().join("demo/queries.tsv")).unwrap();
@@ -70,7 +74,7 @@ fn every_demo_query_finds_its_session_first() {
             checked += 1;
         }
     }
-    assert!(checked >= 28, "only {checked} checks in queries.tsv");
+    assert!(checked >= 34, "only {checked} checks in queries.tsv");
     assert!(
         failures.is_empty(),
         "{} of {checked} demo queries failed:\n{}",

@@ -80,10 +80,9 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize) -> Result<Scale> {
     let warm = warm_latency(&mut e)?;
     let project = e
         .store
-        .sessions(&deja_store::SessionFilter::default(), Some(1))?
+        .sessions(&deja_store::SessionFilter::default(), Some(500))?
         .into_iter()
-        .next()
-        .and_then(|r| r.project.dir)
+        .find_map(|r| r.project.dir)
         .context("the generated store has no project directory")?;
     drop(e);
 

@@ -132,9 +132,10 @@ fn all_five_harnesses_are_indexed_recalled_and_resumed() {
         let session = mine
             .iter()
             .find(|s| {
-                s["first_user_line"]
-                    .as_str()
-                    .is_some_and(|t| t.split_whitespace().count() >= 4)
+                s["parent_id"].is_null()
+                    && s["first_user_line"]
+                        .as_str()
+                        .is_some_and(|t| t.split_whitespace().count() >= 4)
             })
             .unwrap_or_else(|| panic!("no {harness} session with a first request"));
         let id = session["id"].as_str().unwrap();
@@ -170,10 +171,14 @@ fn all_five_harnesses_are_indexed_recalled_and_resumed() {
         let out = sb.run(&["resume", "--json", id]);
         let advice: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_default();
         println!("{harness} resume: {advice}");
-        if let Some(argv) = advice["argv"].as_array() {
-            assert_eq!(argv[0], *harness_program(harness), "{advice:#}");
+        if *harness == "aider" {
+            // aider cannot reopen one session of a history, and says why.
+            assert!(advice["refused"].is_string(), "{advice:#}");
         } else {
-            assert!(advice["refused"].is_string(), "{harness}: {advice:#}");
+            let argv = advice["argv"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{harness}: {advice:#}"));
+            assert_eq!(argv[0], *harness_program(harness), "{advice:#}");
         }
     }
 }

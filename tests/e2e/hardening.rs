@@ -280,6 +280,79 @@ Your DSN holds a password; use a secret manager. Slack {slack}, Google {google}.
         session.to_string(),
     )
     .unwrap();
+    seeded_new_readers(sb);
+}
+
+/// Secrets in a Claude Code session, a Codex rollout and a Qwen Code chat,
+/// in message text and in tool inputs (which become command records).
+fn seeded_new_readers(sb: &Sandbox) {
+    let claude_id = "0000c1a0-aaaa-4bbb-8ccc-000000000001";
+    let line = |v: serde_json::Value| format!("{v}\n");
+    let claude = [
+        serde_json::json!({"parentUuid": null, "isSidechain": false, "userType": "external", "cwd": "/home/dev/leaky",
+            "sessionId": claude_id, "version": "2.1.97", "type": "user",
+            "message": {"role": "user", "content": format!("deploy with key {}", SECRETS[0].0)},
+            "uuid": "u1", "timestamp": "2026-07-19T09:00:01.000Z"}),
+        serde_json::json!({"parentUuid": "u1", "isSidechain": false, "userType": "external", "cwd": "/home/dev/leaky",
+            "sessionId": claude_id, "version": "2.1.97", "type": "assistant",
+            "message": {"model": "claude-sonnet-4-6", "id": "msg_1", "type": "message", "role": "assistant",
+                "content": [{"type": "text", "text": format!("Rotate {} first.", SECRETS[1].0)},
+                            {"type": "tool_use", "id": "t1", "name": "Bash",
+                             "input": {"command": format!("curl -H 'Authorization: Bearer {}' https://x.example.org", SECRETS[11].0)}}],
+                "stop_reason": null},
+            "uuid": "a1", "timestamp": "2026-07-19T09:00:02.000Z"}),
+    ]
+    .map(line)
+    .concat();
+    sb.write(
+        &format!(".claude/projects/-home-dev-leaky/{claude_id}.jsonl"),
+        claude,
+    );
+
+    let codex_id = "019f0000-0000-7000-8000-00000000c0de";
+    let codex = [
+        serde_json::json!({"timestamp": "2026-07-19T10:00:00.000Z", "type": "session_meta",
+            "payload": {"id": codex_id, "timestamp": "2026-07-19T10:00:00.000Z", "cwd": "/home/dev/leaky",
+                "originator": "codex_cli_rs", "cli_version": "0.128.0", "source": "cli"}}),
+        serde_json::json!({"timestamp": "2026-07-19T10:00:01.000Z", "type": "response_item",
+            "payload": {"type": "message", "role": "user",
+                "content": [{"type": "input_text", "text": format!("the AWS key {} leaked", SECRETS[2].0)}]}}),
+        serde_json::json!({"timestamp": "2026-07-19T10:00:02.000Z", "type": "response_item",
+            "payload": {"type": "function_call", "name": "shell_command",
+                "arguments": serde_json::json!({"command": format!("export SLACK_TOKEN={}", SECRETS[5].0), "workdir": "/home/dev/leaky"}).to_string(),
+                "call_id": "call_1"}}),
+        serde_json::json!({"timestamp": "2026-07-19T10:00:03.000Z", "type": "response_item",
+            "payload": {"type": "message", "role": "assistant",
+                "content": [{"type": "output_text", "text": format!("Revoke {} now.", SECRETS[6].0)}]}}),
+    ]
+    .map(line)
+    .concat();
+    sb.write(
+        &format!(".codex/sessions/2026/07/19/rollout-2026-07-19T10-00-00-{codex_id}.jsonl"),
+        codex,
+    );
+
+    let qwen_id = "0000c0e0-aaaa-4bbb-8ccc-000000000001";
+    let qwen = [
+        serde_json::json!({"uuid": "q1", "parentUuid": null, "sessionId": qwen_id, "timestamp": "2026-07-19T11:00:01.000Z",
+            "type": "user", "cwd": "/home/dev/leaky", "version": "0.14.0",
+            "message": {"role": "user", "parts": [{"text": format!("my PAT is {}", SECRETS[4].0)}]}}),
+        serde_json::json!({"uuid": "q2", "parentUuid": "q1", "sessionId": qwen_id, "timestamp": "2026-07-19T11:00:02.000Z",
+            "type": "assistant", "cwd": "/home/dev/leaky", "version": "0.14.0", "model": "coder-model",
+            "message": {"role": "model", "parts": [{"text": format!("That JWT {} must go.", SECRETS[7].0)},
+                {"functionCall": {"id": "call_1", "name": "run_shell_command",
+                    "args": {"command": format!("psql postgres://app:{}@db.internal/x", SECRETS[8].0)}}}]}}),
+        serde_json::json!({"uuid": "q3", "parentUuid": "q2", "sessionId": qwen_id, "timestamp": "2026-07-19T11:00:03.000Z",
+            "type": "tool_result", "cwd": "/home/dev/leaky", "version": "0.14.0",
+            "message": {"role": "user", "parts": [{"functionResponse": {"id": "call_1", "name": "run_shell_command", "response": {"output": "ok"}}}]},
+            "toolCallResult": {"callId": "call_1", "status": "success", "resultDisplay": "ok"}}),
+    ]
+    .map(line)
+    .concat();
+    sb.write(
+        &format!(".qwen/projects/-home-dev-leaky/chats/{qwen_id}.jsonl"),
+        qwen,
+    );
 }
 
 fn assert_clean(what: &str, text: &str) {
@@ -335,6 +408,23 @@ fn fake_secrets_reach_no_store_and_no_output() {
     }
     let list = sb.ok(&["sessions", "--json"]);
     assert_clean("deja sessions", &list.stdout);
+    for harness in ["aider", "gemini", "claude", "codex", "qwen"] {
+        assert!(
+            list.json()["sessions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["harness"] == harness),
+            "no {harness} session indexed: {}",
+            list.stdout
+        );
+    }
+    for project in ["/home/dev/leaky", "leaky"] {
+        assert_clean(
+            "deja context",
+            &sb.ok(&["context", "--project", project]).stdout,
+        );
+    }
     for s in list.json()["sessions"].as_array().unwrap() {
         let id = s["id"].as_str().unwrap();
         let shown = sb.ok(&["show", id, "--json"]);

@@ -74,7 +74,7 @@ pub fn prepare(deja: &Path, repo: &Path) -> Result<DemoSet> {
             &r.query,
             r.mode,
             &Candidates::default(),
-            Some((&e.vectors, qv.as_slice())),
+            Some((&e.vectors(), qv.as_slice())),
             100,
         )?);
     }

@@ -110,6 +110,17 @@ enum Cmd {
         /// Cold recall processes.
         #[arg(long, default_value_t = 20)]
         cold_runs: usize,
+        /// Build the store in this HOME and keep it (default: a temporary one).
+        #[arg(long)]
+        home: Option<PathBuf>,
+    },
+    /// Recall through `deja mcp` and the SessionStart hook on an existing HOME.
+    Mcp {
+        /// A HOME whose store `deja index` (or `scale --home`) filled.
+        home: PathBuf,
+        /// Rounds over the latency queries.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
     },
     /// Sweeps ranking weights on LoCoMo (signals gathered once), printing the best.
     Grid {
@@ -231,10 +242,12 @@ fn main() -> Result<()> {
         Cmd::Scale {
             messages,
             cold_runs,
+            home,
         } => {
-            let s = scale::run(&deja, *messages, *cold_runs)?;
+            let s = scale::run(&deja, *messages, *cold_runs, home.as_deref())?;
             print!("{}", report::scale_table(std::slice::from_ref(&s)));
         }
+        Cmd::Mcp { home, rounds } => print!("{}", mcp::measure(&deja, home, *rounds)?),
         Cmd::Generate { messages, home } => {
             let g = generate::corpus(home, *messages, 42 + *messages as u64)?;
             eprintln!(

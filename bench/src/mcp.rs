@@ -158,3 +158,24 @@ pub fn hook_latency(env: &BenchEnv, project_dir: &str, runs: usize) -> Result<(f
     }
     Ok(percentiles(times))
 }
+
+/// A project directory of the store (the hook's `cwd`).
+pub fn project_dir(store: &deja_store::Store) -> Result<String> {
+    store
+        .sessions(&deja_store::SessionFilter::default(), None)?
+        .into_iter()
+        .find_map(|r| r.project.dir)
+        .context("the store has no session with a project directory")
+}
+
+/// Both measurements on an existing HOME, as a Markdown table.
+pub fn measure(deja: &std::path::Path, home: &std::path::Path, rounds: usize) -> Result<String> {
+    let env = BenchEnv::at(deja, "[mcp]\nindex = false\n", Some(home))?;
+    let project = project_dir(&deja_store::Store::open_read(&env.database())?)?;
+    let (p50, p95, rss) = server_latency(&env, rounds)?;
+    let (h50, h95) = hook_latency(&env, &project, 20)?;
+    Ok(format!(
+        "| `recall` via `deja mcp` p50 / p95 ms | server peak RSS MB | SessionStart hook (cold) p50 / p95 ms |\n|---|---|---|\n| {p50:.1} / {p95:.1} | {:.0} | {h50:.0} / {h95:.0} |\n",
+        crate::env::mb(rss)
+    ))
+}

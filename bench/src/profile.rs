@@ -60,7 +60,7 @@ pub fn stages(e: &mut Engine, rounds: usize) -> Result<String> {
             let mut signals = deja_recall::gather_lexical(&e.store, q, Mode::Hybrid, &all, depth)?;
             t[4] = lap(&s);
             let s = Instant::now();
-            deja_recall::add_semantic(&e.store, &mut signals, q, &e.vectors, &qv, &all, depth)?;
+            deja_recall::add_semantic(&e.store, &mut signals, q, &e.vectors(), &qv, &all, depth)?;
             t[5] = lap(&s);
             let s = Instant::now();
             let ranked = deja_recall::rank(&signals, &Tuning::default());
@@ -76,7 +76,7 @@ pub fn stages(e: &mut Engine, rounds: usize) -> Result<String> {
                 q,
                 Mode::Hybrid,
                 &all,
-                Some((&e.vectors, qv.as_slice())),
+                Some((&e.vectors(), qv.as_slice())),
                 10,
             )?;
             t[8] = lap(&s);

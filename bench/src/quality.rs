@@ -170,8 +170,20 @@ pub struct Engine {
     pub store: Store,
     /// The model.
     pub embedder: Embedder,
-    /// Vectors.
-    pub vectors: Vectors,
+    /// The saved vector index.
+    pub index: Option<VectorIndex>,
+    /// Vectors above its watermark.
+    pub unsynced: std::collections::HashMap<u64, Vec<f32>>,
+}
+
+impl Engine {
+    /// The vectors the semantic ranker reads.
+    pub fn vectors(&self) -> Vectors<'_> {
+        Vectors {
+            index: self.index.as_ref(),
+            unsynced: &self.unsynced,
+        }
+    }
 }
 
 /// The embedding settings of a default config with the installed model.
@@ -202,14 +214,13 @@ pub fn engine(database: &Path, vector_path: &Path) -> Result<Engine> {
     let model = store
         .meta("embed_model")?
         .context("the store has no embeddings")?;
-    let vectors = Vectors {
-        index: VectorIndex::open(vector_path, embedder.dims(), true),
-        unsynced: vectors::unsynced(&store, &model)?,
-    };
+    let index = VectorIndex::open(vector_path, embedder.dims(), true);
+    let unsynced = vectors::unsynced(&store, &model)?;
     Ok(Engine {
         store,
         embedder,
-        vectors,
+        index,
+        unsynced,
     })
 }
 
@@ -232,7 +243,7 @@ pub fn gather_all(locomo: &Locomo) -> Result<Vec<(usize, deja_recall::Signals)>>
             &q.question,
             Mode::Hybrid,
             &candidates,
-            Some((&e.vectors, qv.as_slice())),
+            Some((&e.vectors(), qv.as_slice())),
             100,
         )?;
         out.push((i, s));
@@ -307,7 +318,7 @@ pub fn evaluate(locomo: &Locomo, tuning: &Tuning, modes: &[Mode]) -> Result<Qual
                 &q.question,
                 mode,
                 &candidates,
-                Some((&e.vectors, qv.as_slice())),
+                Some((&e.vectors(), qv.as_slice())),
                 50,
                 tuning,
             )?;

@@ -279,7 +279,7 @@ pub fn all(
     let mut scaled = Vec::new();
     for &n in &scales {
         eprintln!("deja-bench: scale at {n} messages (synthetic vectors)");
-        scaled.push(scale::run(deja, n, cold_runs)?);
+        scaled.push(scale::run(deja, n, cold_runs, None)?);
     }
     if !scaled.is_empty() {
         emit(&format!(

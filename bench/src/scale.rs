@@ -52,8 +52,8 @@ pub struct Scale {
 }
 
 /// Runs the measurements at `messages`.
-pub fn run(deja: &Path, messages: usize, cold_runs: usize) -> Result<Scale> {
-    let mut env = BenchEnv::new(deja, "enabled = false\n")?;
+pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) -> Result<Scale> {
+    let mut env = BenchEnv::at(deja, "enabled = false\n", home)?;
     generate::corpus(&env.home, messages, 42 + messages as u64)?;
     env.set("GEMINI_CLI_HOME", env.home.clone());
     let index = env.run(&["index"])?;
@@ -78,12 +78,7 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize) -> Result<Scale> {
     let mut e = engine(&env.database(), &env.vectors())?;
     let stored = e.store.counts()?.messages;
     let warm = warm_latency(&mut e)?;
-    let project = e
-        .store
-        .sessions(&deja_store::SessionFilter::default(), Some(500))?
-        .into_iter()
-        .find_map(|r| r.project.dir)
-        .context("the generated store has no project directory")?;
+    let project = crate::mcp::project_dir(&e.store)?;
     drop(e);
 
     // The MCP server, its background index off (the store is complete).

@@ -182,7 +182,7 @@ pub fn warm_latency(e: &mut Engine) -> Result<(f64, f64)> {
                 q,
                 Mode::Hybrid,
                 &Candidates::default(),
-                Some((&e.vectors, qv.as_slice())),
+                Some((&e.vectors(), qv.as_slice())),
                 10,
             )?;
             if round > 0 {

@@ -78,6 +78,18 @@ pub struct Engine {
     vectors_path: PathBuf,
     settings: Option<Settings>,
     semantic: Semantic,
+    /// The vector index file as last opened, and what identified it.
+    index: Option<(IndexFile, Option<VectorIndex>)>,
+}
+
+/// What identifies one saved vector index file: the store's watermark and
+/// the file's size and modification time. A sync that saves a new file
+/// changes at least one of them, so a cached view is replaced when stale.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct IndexFile {
+    watermark: i64,
+    size: u64,
+    modified: Option<std::time::SystemTime>,
 }
 
 /// Checks, without loading the model, that semantic ranking can run: the
@@ -138,6 +150,7 @@ impl Engine {
             vectors_path: vectors_path.to_path_buf(),
             settings,
             semantic,
+            index: None,
         }
     }
 
@@ -244,7 +257,20 @@ impl Engine {
         if let Some((vector, stamp)) = embedded {
             match vector {
                 Ok(v) => {
-                    let index = VectorIndex::open(&self.vectors_path, stamp.dims, true);
+                    // The saved file is opened (memory-mapped) once and kept
+                    // while it is the current one.
+                    let file = IndexFile {
+                        watermark: vectors::watermark(store)?,
+                        size: std::fs::metadata(&self.vectors_path).map_or(0, |m| m.len()),
+                        modified: std::fs::metadata(&self.vectors_path)
+                            .and_then(|m| m.modified())
+                            .ok(),
+                    };
+                    if self.index.as_ref().is_none_or(|(known, _)| *known != file) {
+                        let opened = VectorIndex::open(&self.vectors_path, stamp.dims, true);
+                        self.index = Some((file, opened));
+                    }
+                    let index = self.index.as_ref().and_then(|(_, ix)| ix.as_ref());
                     let unsynced = if index.is_some() {
                         vectors::unsynced(store, &stamp.id)?
                     } else {
@@ -252,7 +278,10 @@ impl Engine {
                         notices.push("the vector index is missing or unreadable; scoring every vector directly (run `deja index` to rebuild it)".to_string());
                         vectors::all(store, &stamp.id)?
                     };
-                    let vectors = semantic::Vectors { index, unsynced };
+                    let vectors = semantic::Vectors {
+                        index,
+                        unsynced: &unsynced,
+                    };
                     add_semantic(
                         store,
                         &mut signals,

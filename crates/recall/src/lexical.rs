@@ -291,6 +291,7 @@ mod tests {
             mtime_ns: 0,
             hash: "h",
             reader: "test 0",
+            settings: "",
         };
         store.apply(&file, &[session]).unwrap();
         (dir, store)

@@ -16,18 +16,18 @@ use crate::{Candidates, Result};
 const EXACT_LIMIT: usize = 20_000;
 
 /// Vectors the semantic ranker can use.
-pub struct Vectors {
+pub struct Vectors<'a> {
     /// The saved index, when there is one.
-    pub index: Option<VectorIndex>,
+    pub index: Option<&'a VectorIndex>,
     /// Units above the saved index's watermark.
-    pub unsynced: HashMap<u64, Vec<f32>>,
+    pub unsynced: &'a HashMap<u64, Vec<f32>>,
 }
 
 /// The best `k` messages for `query` (an embedding) among `candidates`:
 /// (message id, cosine similarity of its best unit).
 pub fn search(
     store: &Store,
-    vectors: &Vectors,
+    vectors: &Vectors<'_>,
     query: &[f32],
     candidates: &Candidates,
     k: usize,
@@ -35,7 +35,7 @@ pub fn search(
     let units = k * 4;
     let mut scored: Vec<(u64, f32)> = Vec::new();
     if candidates.is_unrestricted() {
-        if let Some(index) = &vectors.index {
+        if let Some(index) = vectors.index {
             scored.extend(index.search(query, units).unwrap_or_default());
         }
         scored.extend(
@@ -51,14 +51,14 @@ pub fn search(
             for key in &allowed {
                 if let Some(v) = vectors.unsynced.get(key) {
                     scored.push((*key, dot(query, v)));
-                } else if let Some(index) = &vectors.index {
+                } else if let Some(index) = vectors.index {
                     if index.contains(*key) && index.vector(*key, &mut buf) {
                         scored.push((*key, dot(query, &buf)));
                     }
                 }
             }
         } else {
-            if let Some(index) = &vectors.index {
+            if let Some(index) = vectors.index {
                 scored.extend(
                     index
                         .filtered_search(query, units, |key| allowed.contains(&key))

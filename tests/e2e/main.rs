@@ -18,4 +18,5 @@ mod mcp;
 mod parse;
 mod plugins;
 mod recall;
+mod trust;
 mod wiring;

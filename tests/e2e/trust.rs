@@ -1,0 +1,474 @@
+//! Correctness and trust: failed transcripts heal, settings changes re-read
+//! what they shape, forgetting and redacting later leave no text behind in
+//! any file of the data folder, stale temporary files go, and the data folder
+//! is private whoever made it.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{gemini_session, repo, set_mode, Sandbox};
+
+/// A token only one session holds. Scans look for its tail: the full-text
+/// index stores a term after the prefix it shares with the term before it.
+const FORGET_TOKEN: &str = "zebraquokka42";
+const FORGET_TAIL: &str = "quokka42";
+/// A token that a redaction pattern added later removes.
+const SECRET_TOKEN: &str = "okapiwombat77";
+const SECRET_TAIL: &str = "wombat77";
+/// The redaction setting that catches it.
+const SECRET_PATTERN: &str =
+    "[redact]\npatterns = [{ name = \"staging-login\", regex = \"okapi[a-z]+[0-9]+\" }]\n";
+
+const HISTORY: &str = "
+# aider chat started at 2026-07-17 09:00:00
+
+> Aider v0.86.2  
+
+#### Show me the failing query  
+
+The query misses the tenant predicate, so rows of every tenant come back.
+
+> Applied edit to query.go  
+
+#### Add a test for it  
+
+Added `TestQueryScopesTenant`.
+";
+
+fn forgettable_history() -> String {
+    format!(
+        "
+# aider chat started at 2026-07-18 10:00:00
+
+#### Why does the {FORGET_TOKEN} importer drop rows?  
+
+The {FORGET_TOKEN} importer skips rows whose checksum column is empty; fill it first.
+"
+    )
+}
+
+fn secret_history() -> String {
+    format!(
+        "
+# aider chat started at 2026-07-19 11:00:00
+
+#### The staging login is {SECRET_TOKEN}, can you wire the deploy script?  
+
+The deploy script now reads the staging login {SECRET_TOKEN} from the environment instead.
+"
+    )
+}
+
+/// Registers an aider project at `~/work/<name>` with `history`; returns the
+/// history file.
+fn aider_project(sb: &Sandbox, name: &str, history: &str) -> PathBuf {
+    let proj = sb.home.join("work").join(name);
+    std::fs::create_dir_all(&proj).unwrap();
+    let file = proj.join(".aider.chat.history.md");
+    std::fs::write(&file, history).unwrap();
+    let list = sb.home.join(".config/deja/aider-projects");
+    let mut projects = std::fs::read_to_string(&list).unwrap_or_default();
+    projects.push_str(&format!("{}\n", proj.to_str().unwrap()));
+    sb.write(".config/deja/aider-projects", projects);
+    file
+}
+
+fn session_ids(sb: &Sandbox, harness: &str) -> Vec<String> {
+    sb.ok(&["sessions", "--json", "--harness", harness]).json()["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn failed(run: &serde_json::Value) -> usize {
+    run["transcripts"]["failed"].as_array().unwrap().len()
+}
+
+fn doctor_problems(sb: &Sandbox) -> String {
+    sb.run(&["doctor", "--json"]).json()["problems"].to_string()
+}
+
+/// Every file under `dir` whose bytes hold `needle` (any case).
+fn files_holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                if bytes
+                    .windows(needle.len())
+                    .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+                {
+                    found.push(path);
+                }
+            }
+        }
+    }
+    found
+}
+
+fn assert_nowhere(sb: &Sandbox, needle: &str, when: &str) {
+    let found = files_holding(&sb.data_dir(), needle);
+    assert!(found.is_empty(), "{when}: `{needle}` is still in {found:?}");
+}
+
+fn count(sb: &Sandbox, sql: &str) -> i64 {
+    let conn = rusqlite::Connection::open_with_flags(
+        sb.database(),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn a_transcript_over_the_size_limit_is_indexed_once_the_limit_is_raised() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n[index]\nmax_file_bytes = 100\n");
+    let history = aider_project(&sb, "billing", HISTORY);
+    let run = sb.index();
+    assert_eq!(
+        run["transcripts"]["failed"][0]["path"],
+        history.to_str().unwrap(),
+        "{run:#}"
+    );
+    assert!(session_ids(&sb, "aider").is_empty());
+    assert!(doctor_problems(&sb).contains("max_file_bytes"));
+
+    // Still too large: tried again, and reported again.
+    let run = sb.index();
+    assert_eq!(failed(&run), 1, "{run:#}");
+
+    // The limit is raised; the file itself is untouched (same size and mtime).
+    sb.config("[embed]\nenabled = false\n[index]\nmax_file_bytes = 100000\n");
+    let run = sb.index();
+    assert_eq!(failed(&run), 0, "{run:#}");
+    assert_eq!(run["sessions"]["added"], 1, "{run:#}");
+    assert_eq!(session_ids(&sb, "aider").len(), 1);
+    let problems = doctor_problems(&sb);
+    assert!(!problems.contains("max_file_bytes"), "{problems}");
+    // And now it is unchanged.
+    assert_eq!(sb.index()["transcripts"]["changed"], 0);
+}
+
+fn set_mtime(path: &Path, t: std::time::SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+#[test]
+fn a_transcript_that_failed_is_retried_though_its_size_and_mtime_did_not_change() {
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    sb.env("GEMINI_CLI_HOME", sb.home.clone());
+    let file = gemini_session(
+        &sb.home.join(".gemini"),
+        "billing",
+        "0f18b3b3-7342-4d89-826c-b78fc1922f6c",
+        0,
+        4,
+        "invoice export",
+    );
+    let good = std::fs::read(&file).unwrap();
+    let mtime = std::fs::metadata(&file).unwrap().modified().unwrap();
+
+    // The file is broken in place (a Git LFS pointer, padded to the same
+    // size, same mtime): the reader rejects it.
+    let mut bad =
+        b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 12\n".to_vec();
+    assert!(bad.len() < good.len());
+    bad.resize(good.len(), b'\n');
+    std::fs::write(&file, &bad).unwrap();
+    set_mtime(&file, mtime);
+    let run = sb.index();
+    assert_eq!(failed(&run), 1, "{run:#}");
+    assert!(doctor_problems(&sb).contains(file.to_str().unwrap()));
+
+    // Restored with the same size and mtime: only a retry notices.
+    std::fs::write(&file, &good).unwrap();
+    set_mtime(&file, mtime);
+    let run = sb.index();
+    assert_eq!(failed(&run), 0, "{run:#}");
+    assert_eq!(run["sessions"]["added"], 1, "{run:#}");
+    let problems = doctor_problems(&sb);
+    assert!(!problems.contains(file.to_str().unwrap()), "{problems}");
+
+    // A file deja may not read heals once readable again (chmod does not
+    // change the mtime). Root reads it anyway: this part runs as a user only.
+    let grown = [good.clone(), b"\n".to_vec()].concat();
+    std::fs::write(&file, &grown).unwrap();
+    set_mode(&file, 0o000);
+    if std::fs::read(&file).is_err() {
+        let run = sb.index();
+        assert_eq!(failed(&run), 1, "{run:#}");
+        set_mode(&file, 0o644);
+        let run = sb.index();
+        assert_eq!(failed(&run), 0, "{run:#}");
+    }
+    set_mode(&file, 0o644);
+}
+
+#[test]
+fn changing_the_aider_timezone_rereads_aider_histories() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n[harness.aider]\ntimezone = \"UTC\"\n");
+    aider_project(&sb, "billing", HISTORY);
+    sb.index();
+    let started = |sb: &Sandbox| {
+        sb.ok(&["sessions", "--json", "--harness", "aider"]).json()["sessions"][0]["started_at"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let before = started(&sb);
+    assert!(before.starts_with("2026-07-17T09:00:00"), "{before}");
+
+    sb.config("[embed]\nenabled = false\n[harness.aider]\ntimezone = \"+02:00\"\n");
+    let run = sb.index();
+    assert_eq!(run["transcripts"]["changed"], 1, "{run:#}");
+    let after = started(&sb);
+    assert!(after.starts_with("2026-07-17T07:00:00"), "{after}");
+    // The same session, not a new one.
+    assert_eq!(run["sessions"]["added"], 0, "{run:#}");
+    assert_eq!(session_ids(&sb, "aider").len(), 1);
+    // And then nothing to do.
+    assert_eq!(sb.index()["transcripts"]["changed"], 0);
+}
+
+#[test]
+fn changing_redaction_patterns_rereads_and_leaves_the_secret_in_no_file() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    aider_project(&sb, "billing", HISTORY);
+    aider_project(&sb, "deploy", &secret_history());
+    sb.index();
+    let out = sb.ok(&["recall", "--mode", "lexical", "--json", SECRET_TOKEN]);
+    assert!(out.stdout.contains(SECRET_TOKEN), "{}", out.stdout);
+
+    sb.config(&format!("[embed]\nenabled = false\n{SECRET_PATTERN}"));
+    let run = sb.index();
+    assert!(
+        run["transcripts"]["changed"].as_u64().unwrap() >= 1,
+        "{run:#}"
+    );
+    let redacted: Vec<String> = session_ids(&sb, "aider")
+        .into_iter()
+        .filter(|id| {
+            sb.ok(&["show", id, "--json"])
+                .stdout
+                .contains("[REDACTED:staging-login]")
+        })
+        .collect();
+    assert_eq!(redacted.len(), 1, "the session is shown redacted");
+    let shown = sb.ok(&["show", &redacted[0], "--json"]).stdout;
+    assert!(!shown.contains(SECRET_TOKEN), "{shown}");
+    assert_nowhere(&sb, SECRET_TAIL, "after the redaction change");
+    assert_eq!(sb.index()["transcripts"]["changed"], 0);
+}
+
+#[test]
+fn forget_and_later_redaction_leave_no_text_behind_with_embeddings() {
+    let mut sb = Sandbox::new();
+    sb.config_with_model("[harness.aider]\ntimezone = \"UTC\"\n");
+    sb.env("GEMINI_CLI_HOME", sb.home.clone());
+    aider_project(&sb, "billing", HISTORY);
+    aider_project(&sb, "importer", &forgettable_history());
+    aider_project(&sb, "deploy", &secret_history());
+    gemini_session(
+        &sb.home.join(".gemini"),
+        "billing",
+        "0f18b3b3-7342-4d89-826c-b78fc1922f6c",
+        0,
+        4,
+        "invoice export",
+    );
+    let run = sb.index();
+    assert!(run["embeddings"]["units"].as_u64().unwrap() > 0, "{run:#}");
+    // The scan finds what is there.
+    assert!(!files_holding(&sb.data_dir(), FORGET_TAIL).is_empty());
+    let embeddings_before = count(&sb, "SELECT count(*) FROM embeddings");
+
+    let out = sb.ok(&["recall", "--json", "--mode", "lexical", FORGET_TOKEN]);
+    let id = out.json()["hits"][0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    sb.ok(&["forget", &id]);
+    assert_nowhere(&sb, FORGET_TAIL, "after forget");
+    assert!(count(&sb, "SELECT count(*) FROM embeddings") < embeddings_before);
+    assert_eq!(
+        count(
+            &sb,
+            "SELECT count(*) FROM embeddings e
+             WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.text_hash = e.text_hash)"
+        ),
+        0,
+        "a cached vector outlives the forgotten text"
+    );
+    // The others still recall, semantically too.
+    for mode in ["lexical", "semantic", "hybrid"] {
+        let out = sb.ok(&["recall", "--json", "--mode", mode, "invoice export module"]);
+        assert!(
+            out.json()["hits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|h| h["harness"] == "gemini"),
+            "{mode}: {}",
+            out.stdout
+        );
+    }
+    assert_nowhere(&sb, FORGET_TAIL, "after recall");
+
+    // A secret redacted later: re-read, re-embedded, and the cached vectors
+    // of the texts that held it are dropped.
+    let with_secret: Vec<String> = {
+        let conn = rusqlite::Connection::open(sb.database()).unwrap();
+        let mut stmt = conn
+            .prepare(
+                "SELECT DISTINCT c.text_hash FROM chunks c JOIN messages m ON m.id = c.message
+                 WHERE m.text LIKE '%' || ?1 || '%'",
+            )
+            .unwrap();
+        stmt.query_map([SECRET_TOKEN], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    };
+    assert!(!with_secret.is_empty());
+    sb.config_with_model(&format!(
+        "[harness.aider]\ntimezone = \"UTC\"\n{SECRET_PATTERN}"
+    ));
+    let run = sb.index();
+    assert!(
+        run["embeddings"]["embedded"].as_u64().unwrap() > 0,
+        "{run:#}"
+    );
+    assert_nowhere(&sb, SECRET_TAIL, "after the redaction change");
+    for hash in &with_secret {
+        assert_eq!(
+            count(
+                &sb,
+                &format!("SELECT count(*) FROM embeddings WHERE text_hash = '{hash}'")
+            ),
+            0,
+            "the vector of a text holding the secret is still cached"
+        );
+    }
+    let out = sb.ok(&["recall", "--json", "deploy script staging login"]);
+    assert!(
+        out.stdout.contains("[REDACTED:staging-login]"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn index_removes_stale_temporary_files() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    aider_project(&sb, "billing", HISTORY);
+    sb.index();
+    let data = sb.data_dir();
+    // A pid no process has (beyond any pid_max).
+    let dead = i32::MAX - 1;
+    let vectors_tmp = data.join(format!(".vectors.usearch.tmp-{dead}"));
+    std::fs::write(&vectors_tmp, b"half a vector index").unwrap();
+    let query_model = data.join("cache/query-model");
+    let model_tmp = query_model.join(format!(".tmp-{dead}"));
+    std::fs::create_dir_all(&model_tmp).unwrap();
+    std::fs::write(model_tmp.join("model.onnx"), b"half a model").unwrap();
+    // One that a live process is making right now stays.
+    let live_tmp = query_model.join(format!(".tmp-{}", std::process::id()));
+    std::fs::create_dir_all(&live_tmp).unwrap();
+
+    sb.index();
+    assert!(!vectors_tmp.exists(), "{}", vectors_tmp.display());
+    assert!(!model_tmp.exists(), "{}", model_tmp.display());
+    assert!(live_tmp.exists(), "{}", live_tmp.display());
+}
+
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn a_data_folder_made_by_another_tool_is_made_private() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    aider_project(&sb, "billing", HISTORY);
+    std::fs::create_dir_all(sb.data_dir()).unwrap();
+    set_mode(&sb.data_dir(), 0o755);
+    sb.index();
+    assert_eq!(mode(&sb.data_dir()), 0o700);
+
+    set_mode(&sb.data_dir(), 0o755);
+    let problems = doctor_problems(&sb);
+    assert!(problems.contains("chmod 700"), "{problems}");
+    let id = &session_ids(&sb, "aider")[0];
+    sb.ok(&["forget", id]);
+    assert_eq!(mode(&sb.data_dir()), 0o700);
+}
+
+/// The download cache `scripts/fetch-model` filled (reruns use it offline).
+fn download_cache() -> PathBuf {
+    std::env::var_os("DEJA_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/deja/downloads")
+        })
+}
+
+fn fetch_model(home: &Path, cache: &Path) {
+    let out = std::process::Command::new(repo().join("scripts/fetch-model"))
+        .arg("--home")
+        .arg(home)
+        .arg("--cache")
+        .arg(cache)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn fetch_model_makes_the_data_folder_private() {
+    let cache = download_cache();
+    let wheels = std::fs::read_dir(&cache)
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "whl"))
+                .count()
+        })
+        .unwrap_or(0);
+    assert!(
+        wheels >= 3,
+        "the download cache {} lacks the model's wheels; run scripts/fetch-model first",
+        cache.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join("fresh/deja");
+    let existing = dir.path().join("existing/deja");
+    std::fs::create_dir_all(&existing).unwrap();
+    set_mode(&existing, 0o755);
+    for home in [&fresh, &existing] {
+        fetch_model(home, &cache);
+        assert_eq!(mode(home), 0o700, "{}", home.display());
+    }
+    // Already installed: a rerun still makes the folder private.
+    set_mode(&existing, 0o755);
+    fetch_model(&existing, &cache);
+    assert_eq!(mode(&existing), 0o700);
+}

@@ -15,25 +15,41 @@ pub const DEFAULT_TOML: &str = include_str!("../default.toml");
 /// Keys every `[harness.<name>]` section accepts.
 pub const COMMON_HARNESS_KEYS: &[&str] = &["enabled", "roots", "exclude"];
 
+/// The variable naming another config file; when set, that file must exist.
+pub const CONFIG_ENV: &str = "DEJA_CONFIG";
+
 /// Errors reading or validating the configuration.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("cannot read config file `{path}`: {source}")]
+    #[error("cannot read config file `{}`: {source}", .path.display())]
     Read {
         /// The file.
         path: PathBuf,
         /// The I/O error.
         source: std::io::Error,
     },
-    /// The file is not valid TOML, or a key is unknown or has the wrong type.
-    #[error("invalid config file `{path}`: {message}")]
+    /// `$DEJA_CONFIG` names a file that does not exist.
+    #[error("config file `{}` does not exist (${CONFIG_ENV} names it)", .path.display())]
+    Missing {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is not valid TOML, or a key is unknown, has the wrong type or
+    /// is out of bounds.
+    #[error("invalid config file `{}`{}: {message}", .path.display(), at_line(*.line))]
     Invalid {
         /// The file.
         path: PathBuf,
-        /// What is wrong, naming the key.
+        /// The line (1-based) the problem is on, when known.
+        line: Option<usize>,
+        /// What is wrong, naming the full key.
         message: String,
     },
+}
+
+fn at_line(line: Option<usize>) -> String {
+    line.map(|l| format!(", line {l}")).unwrap_or_default()
 }
 
 /// Where an effective value came from.
@@ -266,37 +282,144 @@ pub struct Loaded {
     pub sources: BTreeMap<String, Source>,
     /// The merged TOML tree, for printing.
     pub merged: Table,
+    /// The line (1-based) of every key written in the file, by dotted path
+    /// (sections included).
+    pub lines: BTreeMap<String, usize>,
+    /// The `[harness.<name>]` sections the file writes, by name.
+    pub file_harnesses: Vec<String>,
 }
 
 /// Environment overrides applied after the file: (variable, dotted key).
 pub const ENV_OVERRIDES: &[(&str, &str)] = &[("DEJA_HOME", "store.dir")];
 
-/// Loads the defaults, then the file at `path` if it exists, then the
-/// environment overrides read through `env`.
-pub fn load(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Loaded, ConfigError> {
+/// Most hits `deja recall` shows (`recall.limit`, `-n`).
+pub const RECALL_MAX_LIMIT: usize = 1000;
+
+/// The bounds of every numeric key: (dotted key, least, most). Some keys are
+/// bounded further by others (see [`load`]).
+pub const BOUNDS: &[(&str, i64, i64)] = &[
+    ("index.max_file_bytes", 1, 17_179_869_184),
+    ("index.lock_wait_secs", 0, 86_400),
+    ("embed.max_tokens", 8, 512),
+    ("embed.overlap_tokens", 0, 255),
+    ("embed.context_tokens", 0, 128),
+    ("embed.batch_size", 1, 4096),
+    ("embed.batch_tokens", 8, 1_048_576),
+    ("embed.threads", 0, 1024),
+    ("recall.limit", 1, RECALL_MAX_LIMIT as i64),
+    ("mcp.limit", 1, MCP_MAX_LIMIT as i64),
+    ("mcp.per_session", 1, MCP_MAX_LIMIT as i64),
+    (
+        "mcp.max_answer_bytes",
+        MCP_MIN_ANSWER_BYTES as i64,
+        1_048_576,
+    ),
+    ("mcp.index_interval_secs", 0, 604_800),
+    ("context.max_bytes", 256, 1_000_000),
+];
+
+/// The values a string key accepts, where it accepts only some.
+const CHOICES: &[(&str, &[&str])] = &[("recall.mode", &["hybrid", "semantic", "lexical"])];
+
+/// Loads the defaults, then the file at `path`, then the environment
+/// overrides read through `env`. An absent file means the defaults, unless
+/// `must_exist` (the file was named explicitly, by `$DEJA_CONFIG`).
+///
+/// Every problem is reported with the file, the line and the full dotted key:
+/// TOML syntax, unknown sections and keys, wrong types, values out of
+/// [`BOUNDS`]. Keys specific to a harness plugin are checked later, against
+/// the loaded plugins ([`Loaded::check_harness_keys`]).
+pub fn load(
+    path: &Path,
+    must_exist: bool,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Loaded, ConfigError> {
+    let text = match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => {
+            Some(
+                std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                })?,
+            )
+        }
+        Ok(_) => {
+            return Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source: std::io::Error::other("it is not a file"),
+            })
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if must_exist {
+                return Err(ConfigError::Missing {
+                    path: path.to_path_buf(),
+                });
+            }
+            None
+        }
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+    };
+    build(path, text.as_deref(), env)
+}
+
+/// The defaults and the environment overrides alone, as if there were no
+/// file at `path`: what diagnostics run with while the file is broken.
+pub fn defaults(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Loaded, ConfigError> {
+    let mut loaded = build(path, None, env)?;
+    loaded.file_exists = path.is_file();
+    Ok(loaded)
+}
+
+fn build(
+    path: &Path,
+    text: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Loaded, ConfigError> {
     let defaults: Table =
         DEFAULT_TOML
             .parse()
             .map_err(|e: toml::de::Error| ConfigError::Invalid {
                 path: PathBuf::from("<embedded default>"),
-                message: e.to_string(),
+                line: None,
+                message: e.message().to_string(),
             })?;
     let mut sources = BTreeMap::new();
     let mut merged = Table::new();
-    merge(&mut merged, defaults, "", &Source::Default, &mut sources);
+    merge(
+        &mut merged,
+        defaults.clone(),
+        "",
+        &Source::Default,
+        &mut sources,
+    );
 
-    let file_exists = path.is_file();
-    if file_exists {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
+    let invalid = |line: Option<usize>, message: String| ConfigError::Invalid {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let mut lines = BTreeMap::new();
+    let mut file_harnesses = Vec::new();
+    if let Some(text) = text {
+        let user: Table = text.parse().map_err(|e: toml::de::Error| {
+            invalid(
+                e.span().map(|s| line_at(text, s.start)),
+                format!("not valid TOML: {}", e.message().trim_end()),
+            )
         })?;
-        let user: Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| ConfigError::Invalid {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            })?;
+        if let Ok(doc) = toml::de::DeTable::parse(text) {
+            key_lines(doc.get_ref(), "", text, &mut lines);
+        }
+        check_shape(&user, &defaults)
+            .map_err(|(key, message)| invalid(lines.get(&key).copied(), message))?;
+        if let Some(Value::Table(h)) = user.get("harness") {
+            file_harnesses = h.keys().cloned().collect();
+        }
         merge(
             &mut merged,
             user,
@@ -312,59 +435,242 @@ pub fn load(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Loaded,
         }
     }
 
-    let config: Config =
-        Value::Table(merged.clone())
-            .try_into()
-            .map_err(|e: toml::de::Error| ConfigError::Invalid {
-                path: path.to_path_buf(),
-                message: e.message().to_string(),
-            })?;
-    validate(&config).map_err(|message| ConfigError::Invalid {
-        path: path.to_path_buf(),
-        message,
-    })?;
+    let config: Config = Value::Table(merged.clone())
+        .try_into()
+        .map_err(|e: toml::de::Error| invalid(None, e.message().to_string()))?;
+    validate(&config).map_err(|(key, message)| invalid(lines.get(key).copied(), message))?;
     Ok(Loaded {
         config,
         path: path.to_path_buf(),
-        file_exists,
+        file_exists: text.is_some(),
         sources,
         merged,
+        lines,
+        file_harnesses,
     })
 }
 
-fn validate(c: &Config) -> Result<(), String> {
-    if c.embed.max_tokens < 8 {
-        return Err("`embed.max_tokens` must be at least 8".into());
+/// The line (1-based) holding byte `offset` of `text`.
+fn line_at(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Records the line of every key of `table` (recursively) under its dotted path.
+fn key_lines(
+    table: &toml::de::DeTable<'_>,
+    prefix: &str,
+    text: &str,
+    lines: &mut BTreeMap<String, usize>,
+) {
+    for (key, value) in table.iter() {
+        let dotted = if prefix.is_empty() {
+            key.get_ref().to_string()
+        } else {
+            format!("{prefix}.{}", key.get_ref())
+        };
+        lines
+            .entry(dotted.clone())
+            .or_insert_with(|| line_at(text, key.span().start));
+        if let toml::de::DeValue::Table(inner) = value.get_ref() {
+            key_lines(inner, &dotted, text, lines);
+        }
     }
-    if c.embed.overlap_tokens >= c.embed.max_tokens / 2 {
-        return Err("`embed.overlap_tokens` must be less than half of `embed.max_tokens`".into());
+}
+
+/// What kind of TOML value `v` is, for messages.
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::String(_) => "a string",
+        Value::Integer(_) => "an integer",
+        Value::Float(_) => "a decimal number",
+        Value::Boolean(_) => "true or false",
+        Value::Datetime(_) => "a date",
+        Value::Array(_) => "a list",
+        Value::Table(_) => "a table",
     }
-    if c.embed.context_tokens * 4 > c.embed.max_tokens {
-        return Err(
-            "`embed.context_tokens` must be at most a quarter of `embed.max_tokens`".into(),
-        );
+}
+
+fn backticked<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    items
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Checks the file's table against the shape of the defaults: known sections
+/// and keys, the type of every value, the elements of lists, choices and
+/// numeric bounds. Errors are (dotted key, message).
+fn check_shape(user: &Table, defaults: &Table) -> Result<(), (String, String)> {
+    for (section, value) in user {
+        let Some(Value::Table(known)) = defaults.get(section) else {
+            let sections = defaults
+                .iter()
+                .filter(|(_, v)| v.is_table())
+                .map(|(k, _)| format!("[{k}]"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let what = if value.is_table() {
+                format!("unknown section `[{section}]`")
+            } else {
+                format!("unknown key `{section}`")
+            };
+            return Err((
+                section.clone(),
+                format!("{what}; the file has the sections {sections}"),
+            ));
+        };
+        let Value::Table(table) = value else {
+            return Err((
+                section.clone(),
+                format!(
+                    "`{section}` must be a section (`[{section}]`), not {}",
+                    kind(value)
+                ),
+            ));
+        };
+        if section == "harness" {
+            for (name, h) in table {
+                let dotted = format!("harness.{name}");
+                let Value::Table(h) = h else {
+                    return Err((
+                        dotted.clone(),
+                        format!(
+                            "`{dotted}` must be a section (`[{dotted}]`), not {}",
+                            kind(h)
+                        ),
+                    ));
+                };
+                for (key, v) in h {
+                    let dotted = format!("harness.{name}.{key}");
+                    match key.as_str() {
+                        "enabled" => expect_kind(&dotted, v, &Value::Boolean(true))?,
+                        "roots" | "exclude" => strings(&dotted, v)?,
+                        _ => {} // the plugin's own keys, checked against it later
+                    }
+                }
+            }
+            continue;
+        }
+        for (key, v) in table {
+            let dotted = format!("{section}.{key}");
+            let Some(default) = known.get(key) else {
+                return Err((
+                    dotted.clone(),
+                    format!(
+                        "unknown key `{dotted}`; `[{section}]` accepts {}",
+                        backticked(known.keys().map(String::as_str))
+                    ),
+                ));
+            };
+            expect_kind(&dotted, v, default)?;
+            match v {
+                Value::Integer(n) => {
+                    if let Some((_, least, most)) = BOUNDS.iter().find(|(k, _, _)| *k == dotted) {
+                        if !(*least..=*most).contains(n) {
+                            return Err((
+                                dotted.clone(),
+                                format!("`{dotted}` must be between {least} and {most}, not {n}"),
+                            ));
+                        }
+                    }
+                }
+                Value::String(s) => {
+                    if let Some((_, choices)) = CHOICES.iter().find(|(k, _)| *k == dotted) {
+                        if !choices.contains(&s.as_str()) {
+                            return Err((
+                                dotted.clone(),
+                                format!(
+                                    "`{dotted}` must be one of {}, not `{s}`",
+                                    backticked(choices.iter().copied())
+                                ),
+                            ));
+                        }
+                    }
+                }
+                Value::Array(items) if dotted == "redact.patterns" => {
+                    for item in items {
+                        let ok = match item {
+                            Value::Table(t) => {
+                                t.len() == 2
+                                    && matches!(t.get("name"), Some(Value::String(_)))
+                                    && matches!(t.get("regex"), Some(Value::String(_)))
+                            }
+                            _ => false,
+                        };
+                        if !ok {
+                            return Err((
+                                dotted.clone(),
+                                format!(
+                                    "each of `{dotted}` must be {{ name = \"...\", regex = \"...\" }}, not {item}"
+                                ),
+                            ));
+                        }
+                    }
+                }
+                Value::Array(_) => strings(&dotted, v)?,
+                _ => {}
+            }
+        }
     }
-    if c.embed.batch_size == 0 {
-        return Err("`embed.batch_size` must be at least 1".into());
+    Ok(())
+}
+
+/// `v` must be of the same kind as `default`.
+fn expect_kind(dotted: &str, v: &Value, default: &Value) -> Result<(), (String, String)> {
+    if std::mem::discriminant(v) == std::mem::discriminant(default) {
+        Ok(())
+    } else {
+        Err((
+            dotted.to_string(),
+            format!("`{dotted}` must be {}, not {}", kind(default), kind(v)),
+        ))
     }
-    if c.embed.batch_tokens < c.embed.max_tokens {
-        return Err("`embed.batch_tokens` must be at least `embed.max_tokens`".into());
+}
+
+/// `v` must be a list of strings.
+fn strings(dotted: &str, v: &Value) -> Result<(), (String, String)> {
+    match v {
+        Value::Array(items) if items.iter().all(Value::is_str) => Ok(()),
+        _ => Err((
+            dotted.to_string(),
+            format!("`{dotted}` must be a list of strings, such as [\"~/notes\"]"),
+        )),
     }
-    if c.recall.limit == 0 {
-        return Err("`recall.limit` must be at least 1".into());
+}
+
+/// Bounds that depend on other keys. Errors are (dotted key, message).
+fn validate(c: &Config) -> Result<(), (&'static str, String)> {
+    let e = &c.embed;
+    if e.overlap_tokens >= e.max_tokens / 2 {
+        return Err((
+            "embed.overlap_tokens",
+            format!(
+                "`embed.overlap_tokens` must be less than half of `embed.max_tokens` ({}), not {}",
+                e.max_tokens, e.overlap_tokens
+            ),
+        ));
     }
-    if !(1..=MCP_MAX_LIMIT).contains(&c.mcp.limit) {
-        return Err(format!("`mcp.limit` must be between 1 and {MCP_MAX_LIMIT}"));
+    if e.context_tokens * 4 > e.max_tokens {
+        return Err((
+            "embed.context_tokens",
+            format!(
+                "`embed.context_tokens` must be at most a quarter of `embed.max_tokens` ({}), not {}",
+                e.max_tokens, e.context_tokens
+            ),
+        ));
     }
-    if !(256..=1_000_000).contains(&c.context.max_bytes) {
-        return Err("`context.max_bytes` must be between 256 and 1000000".into());
-    }
-    if c.mcp.per_session == 0 {
-        return Err("`mcp.per_session` must be at least 1".into());
-    }
-    if c.mcp.max_answer_bytes < MCP_MIN_ANSWER_BYTES {
-        return Err(format!(
-            "`mcp.max_answer_bytes` must be at least {MCP_MIN_ANSWER_BYTES}"
+    if e.batch_tokens < e.max_tokens {
+        return Err((
+            "embed.batch_tokens",
+            format!(
+                "`embed.batch_tokens` must be at least `embed.max_tokens` ({}), not {}",
+                e.max_tokens, e.batch_tokens
+            ),
         ));
     }
     Ok(())
@@ -431,26 +737,52 @@ impl Loaded {
         };
         for key in section.extra.keys() {
             if !plugin_keys.iter().any(|k| k == key) {
-                let mut accepted: Vec<String> =
-                    COMMON_HARNESS_KEYS.iter().map(|k| k.to_string()).collect();
-                accepted.extend(plugin_keys.iter().cloned());
-                let source = self
-                    .sources
-                    .get(&format!("harness.{harness}.{key}"))
-                    .map(|s| s.to_string())
-                    .unwrap_or_else(|| self.path.display().to_string());
+                let dotted = format!("harness.{harness}.{key}");
+                let accepted = COMMON_HARNESS_KEYS
+                    .iter()
+                    .copied()
+                    .chain(plugin_keys.iter().map(String::as_str));
                 return Err(ConfigError::Invalid {
-                    path: PathBuf::from(source),
+                    path: self.path.clone(),
+                    line: self.lines.get(&dotted).copied(),
                     message: format!(
-                        "unknown key `harness.{harness}.{key}`; the {harness} reader accepts {}",
-                        accepted
-                            .iter()
-                            .map(|k| format!("`{k}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        "unknown key `{dotted}`; the {harness} reader accepts {}",
+                        backticked(accepted)
                     ),
                 });
             }
+        }
+        Ok(())
+    }
+
+    /// Checks that every `[harness.<name>]` section of the file names a
+    /// harness that one of `known` (the loaded plugins' harnesses) reads.
+    pub fn check_harness_names(&self, known: &[&str]) -> Result<(), ConfigError> {
+        let mut known = known.to_vec();
+        known.sort_unstable();
+        for name in &self.file_harnesses {
+            if known.contains(&name.as_str()) {
+                continue;
+            }
+            let dotted = format!("harness.{name}");
+            let mut message =
+                format!("`[{dotted}]`: no loaded reader plugin reads harness `{name}`");
+            if known.is_empty() {
+                message.push_str(" (no reader plugin is loaded; see `deja plugins`)");
+            } else {
+                message.push_str(&format!(
+                    " (the loaded readers are {})",
+                    backticked(known.iter().copied())
+                ));
+            }
+            if let Some(near) = known.iter().find(|k| near_miss(k, name)) {
+                message.push_str(&format!("; did you mean `[harness.{near}]`?"));
+            }
+            return Err(ConfigError::Invalid {
+                path: self.path.clone(),
+                line: self.lines.get(&dotted).copied(),
+                message,
+            });
         }
         Ok(())
     }
@@ -512,6 +844,22 @@ fn toml_key(k: &str) -> String {
     }
 }
 
+/// Whether `a` and `b` differ by at most two single-character edits (a typo).
+fn near_miss(a: &str, b: &str) -> bool {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut row = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            row.push((prev[j] + cost).min(prev[j + 1] + 1).min(row[j] + 1));
+        }
+        prev = row;
+    }
+    prev.last().is_some_and(|&d| d <= 2)
+}
+
 /// A configured path with a leading `~` (alone or as `~/`) replaced by
 /// `home`; other paths are returned as written.
 pub fn expand_home(path: &str, home: &Path) -> PathBuf {
@@ -535,7 +883,7 @@ mod tests {
 
     #[test]
     fn defaults_load_without_a_file() {
-        let l = load(Path::new("/nonexistent/deja.toml"), &no_env).unwrap();
+        let l = load(Path::new("/nonexistent/deja.toml"), false, &no_env).unwrap();
         assert!(!l.file_exists);
         assert_eq!(l.config.recall.mode, Mode::Hybrid);
         assert_eq!(l.config.index.max_file_bytes, 256 * 1024 * 1024);
@@ -553,7 +901,7 @@ mod tests {
         )
         .unwrap();
         let env = |k: &str| (k == "DEJA_HOME").then(|| "/data".to_string());
-        let l = load(&path, &env).unwrap();
+        let l = load(&path, false, &env).unwrap();
         assert_eq!(l.config.recall.limit, 3);
         assert_eq!(l.sources["recall.limit"], Source::File(path.clone()));
         assert_eq!(l.config.store.dir, "/data");
@@ -572,7 +920,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.toml");
         std::fs::write(&path, "[recall]\nlimt = 3\n").unwrap();
-        let err = load(&path, &no_env).unwrap_err().to_string();
+        let err = load(&path, false, &no_env).unwrap_err().to_string();
         assert!(err.contains("limt"), "{err}");
         assert!(err.contains(&path.display().to_string()), "{err}");
     }
@@ -582,10 +930,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.toml");
         std::fs::write(&path, "[recall]\nmode = \"fuzzy\"\n").unwrap();
-        let err = load(&path, &no_env).unwrap_err().to_string();
+        let err = load(&path, false, &no_env).unwrap_err().to_string();
         assert!(err.contains("fuzzy"), "{err}");
         std::fs::write(&path, "[embed]\nbatch_size = 0\n").unwrap();
-        let err = load(&path, &no_env).unwrap_err().to_string();
+        let err = load(&path, false, &no_env).unwrap_err().to_string();
         assert!(err.contains("embed.batch_size"), "{err}");
     }
 
@@ -594,14 +942,206 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.toml");
         std::fs::write(&path, "[harness.aider]\ntimezon = \"UTC\"\n").unwrap();
-        let l = load(&path, &no_env).unwrap();
+        let l = load(&path, false, &no_env).unwrap();
         let err = l
             .check_harness_keys("aider", &["timezone".to_string()])
             .unwrap_err()
             .to_string();
         assert!(err.contains("harness.aider.timezon"), "{err}");
         assert!(err.contains("`timezone`"), "{err}");
+        assert!(err.contains("line 2"), "{err}");
         assert!(l.check_harness_keys("gemini", &[]).is_ok());
+    }
+
+    /// The error `load` gives for a file holding `toml`.
+    fn error_for(toml: &str) -> (ConfigError, PathBuf, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, toml).unwrap();
+        let err = load(&path, false, &no_env).unwrap_err();
+        (err, path, dir)
+    }
+
+    fn line_of(e: &ConfigError) -> Option<usize> {
+        match e {
+            ConfigError::Invalid { line, .. } => *line,
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn errors_name_the_file_the_line_and_the_full_key() {
+        let (e, path, _d) = error_for("# mine\n[recall]\nmode = \"lexical\"\nlimt = 3\n");
+        let msg = e.to_string();
+        assert_eq!(line_of(&e), Some(4), "{msg}");
+        assert!(msg.contains(&path.display().to_string()), "{msg}");
+        assert!(msg.contains("line 4"), "{msg}");
+        assert!(msg.contains("`recall.limt`"), "{msg}");
+        assert!(msg.contains("`limit`"), "{msg}");
+
+        // Invalid TOML: the line of the syntax error.
+        let (e, _, _d) = error_for("[recall]\nlimit = 3\nmode = \n");
+        assert_eq!(line_of(&e), Some(3), "{e}");
+        assert!(e.to_string().contains("not valid TOML"), "{e}");
+
+        // Wrong types, with the full key.
+        let (e, _, _d) = error_for("[index]\n\nlock_wait_secs = \"ten\"\n");
+        assert_eq!(line_of(&e), Some(3), "{e}");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("`index.lock_wait_secs` must be an integer, not a string"),
+            "{msg}"
+        );
+        let (e, _, _d) = error_for("[harness.aider]\nroots = \"/x\"\n");
+        assert!(
+            e.to_string()
+                .contains("`harness.aider.roots` must be a list of strings"),
+            "{e}"
+        );
+        let (e, _, _d) = error_for("[recall]\nmode = \"fuzzy\"\n");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("`recall.mode` must be one of") && msg.contains("fuzzy"),
+            "{msg}"
+        );
+        assert_eq!(line_of(&e), Some(2));
+        let (e, _, _d) = error_for("[redact]\npatterns = [{ name = \"x\" }]\n");
+        assert!(e.to_string().contains("`redact.patterns`"), "{e}");
+
+        // Unknown sections and top-level keys.
+        let (e, _, _d) = error_for("[recal]\nlimit = 3\n");
+        assert_eq!(line_of(&e), Some(1));
+        assert!(e.to_string().contains("unknown section `[recal]`"), "{e}");
+        assert!(e.to_string().contains("[recall]"), "{e}");
+        let (e, _, _d) = error_for("limit = 3\n");
+        assert!(e.to_string().contains("unknown key `limit`"), "{e}");
+        let (e, _, _d) = error_for("recall = 3\n");
+        assert!(e.to_string().contains("`recall` must be a section"), "{e}");
+    }
+
+    #[test]
+    fn numeric_keys_are_bounded() {
+        for (key, least, most) in BOUNDS {
+            let (section, name) = key.split_once('.').unwrap();
+            for bad in [least - 1, most + 1] {
+                let (e, _, _d) = error_for(&format!("[{section}]\n{name} = {bad}\n"));
+                let msg = e.to_string();
+                assert!(
+                    msg.contains(&format!(
+                        "`{key}` must be between {least} and {most}, not {bad}"
+                    )),
+                    "{msg}"
+                );
+                assert_eq!(line_of(&e), Some(2), "{msg}");
+            }
+        }
+        // Every integer key of the defaults is bounded, its default within
+        // bounds, and its documentation states the bounds.
+        let defaults: Table = DEFAULT_TOML.parse().unwrap();
+        let mut integers = Vec::new();
+        for (section, t) in &defaults {
+            for (k, v) in t.as_table().unwrap() {
+                if let Value::Integer(n) = v {
+                    integers.push((format!("{section}.{k}"), *n));
+                }
+            }
+        }
+        assert_eq!(integers.len(), BOUNDS.len(), "{integers:?}");
+        for (key, n) in integers {
+            let (_, least, most) = BOUNDS.iter().find(|(k, _, _)| *k == key).unwrap();
+            assert!((*least..=*most).contains(&n), "{key}");
+            let (section, name) = key.split_once('.').unwrap();
+            let doc = documentation(section, name);
+            assert!(
+                doc.contains(&format!("{least} to {most}")),
+                "the documentation of `{key}` does not say `{least} to {most}`: {doc}"
+            );
+        }
+        // Keys bounded by others.
+        let (e, _, _d) = error_for("[embed]\nmax_tokens = 64\noverlap_tokens = 32\n");
+        assert!(
+            e.to_string()
+                .contains("`embed.overlap_tokens` must be less than half"),
+            "{e}"
+        );
+        assert_eq!(line_of(&e), Some(3));
+    }
+
+    #[test]
+    fn the_readme_states_every_bound() {
+        let readme = include_str!("../../README.md").replace('\n', " ");
+        for (key, least, most) in BOUNDS {
+            assert!(readme.contains(&format!("`{key}`")), "README lacks `{key}`");
+            assert!(
+                readme.contains(&format!("{least} to {most}")),
+                "README lacks the bounds of `{key}`: {least} to {most}"
+            );
+        }
+    }
+
+    /// The comment lines right above `key` in `[section]` of the default file.
+    fn documentation(section: &str, key: &str) -> String {
+        let mut in_section = false;
+        let mut comment = Vec::new();
+        for line in DEFAULT_TOML.lines() {
+            let t = line.trim();
+            if t.starts_with('[') {
+                in_section = t == format!("[{section}]");
+                comment.clear();
+            } else if let Some(c) = t.strip_prefix('#') {
+                comment.push(c.trim().to_string());
+            } else if in_section && t.starts_with(&format!("{key} =")) {
+                return comment.join(" ");
+            } else {
+                comment.clear();
+            }
+        }
+        String::new()
+    }
+
+    #[test]
+    fn a_named_file_must_exist() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing.toml");
+        assert!(load(&path, false, &no_env).is_ok());
+        let e = load(&path, true, &no_env).unwrap_err().to_string();
+        assert!(
+            e.contains("missing.toml") && e.contains("does not exist"),
+            "{e}"
+        );
+        assert!(e.contains("DEJA_CONFIG"), "{e}");
+        // A folder is not a config file.
+        let e = load(dir.path(), false, &no_env).unwrap_err().to_string();
+        assert!(e.contains("not a file"), "{e}");
+        // The defaults stand in for a broken file.
+        std::fs::write(&path, "[recall\n").unwrap();
+        assert!(load(&path, false, &no_env).is_err());
+        let d = defaults(&path, &no_env).unwrap();
+        assert!(d.file_exists);
+        assert_eq!(d.config.recall.limit, 10);
+    }
+
+    #[test]
+    fn harness_sections_must_name_a_loaded_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "[recall]\nlimit = 3\n\n[harness.gemni]\nenabled = false\n",
+        )
+        .unwrap();
+        let l = load(&path, false, &no_env).unwrap();
+        assert_eq!(l.file_harnesses, vec!["gemni".to_string()]);
+        let e = l.check_harness_names(&["aider", "gemini"]).unwrap_err();
+        assert_eq!(line_of(&e), Some(4));
+        let msg = e.to_string();
+        assert!(msg.contains("`[harness.gemni]`"), "{msg}");
+        assert!(msg.contains("did you mean `[harness.gemini]`"), "{msg}");
+        assert!(msg.contains("`aider`, `gemini`"), "{msg}");
+        assert!(l.check_harness_names(&["gemni"]).is_ok());
+        // The default file's own sections are not the user's to explain.
+        let l = load(Path::new("/nonexistent/deja.toml"), false, &no_env).unwrap();
+        assert!(l.check_harness_names(&[]).is_ok());
     }
 
     #[test]

@@ -4,34 +4,90 @@
 use std::cell::OnceCell;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use deja_config::Loaded;
 
 use crate::paths::{self, Paths};
 use deja_host::{candidates, Plugin, PluginHost};
 
+/// What follows every config error: where to look for the keys.
+pub const CONFIG_HINT: &str =
+    "hint: `deja config --default` prints every key with its bounds; `deja doctor` still runs";
+
 /// Shared state of one deja invocation.
 pub struct App {
     /// Locations.
     pub paths: Paths,
-    /// Configuration with provenance.
+    /// Configuration with provenance (the defaults while the file is broken).
     pub config: Loaded,
+    /// Why the config file could not be used, if it could not.
+    config_error: Option<String>,
     host: OnceCell<PluginHost>,
 }
 
 impl App {
-    /// Resolves paths and loads the configuration.
+    /// Resolves paths and loads the configuration, failing on any problem
+    /// with it (harness sections included, see [`App::check_config`]).
     pub fn new() -> Result<App> {
+        let app = App::diagnose()?;
+        app.check_config()?;
+        Ok(app)
+    }
+
+    /// Resolves paths and loads the configuration; a broken config file is
+    /// recorded (see [`App::config_error`]) and the defaults stand in for it,
+    /// so that the commands that diagnose it still run.
+    pub fn diagnose() -> Result<App> {
         let home = paths::home_dir()?;
-        let config_file = paths::config_file(&home);
+        let (config_file, named) = paths::config_file(&home);
         let env = |k: &str| std::env::var(k).ok();
-        let config = deja_config::load(&config_file, &env)?;
+        let (config, config_error) = match deja_config::load(&config_file, named, &env) {
+            Ok(c) => (c, None),
+            Err(e) => (
+                deja_config::defaults(&config_file, &env)?,
+                Some(e.to_string()),
+            ),
+        };
         let paths = Paths::new(home, config_file, &config.config.store.dir);
         Ok(App {
             paths,
             config,
+            config_error,
             host: OnceCell::new(),
         })
+    }
+
+    /// Why the config file could not be loaded, naming its file, line and key.
+    pub fn config_error(&self) -> Option<&str> {
+        self.config_error.as_deref()
+    }
+
+    /// Fails with the config file's problem, if it has one, or with the
+    /// first problem of its `[harness.<name>]` sections (checked against the
+    /// plugins, which are loaded for that only when the file has such
+    /// sections). Every command but `doctor` and `config --default` runs this
+    /// first, so that they all accept and refuse the same files.
+    pub fn check_config(&self) -> Result<()> {
+        if let Some(e) = &self.config_error {
+            bail!("{e}\n{CONFIG_HINT}");
+        }
+        if !self.config.file_harnesses.is_empty() {
+            self.check_harness_sections()
+                .map_err(|e| anyhow!("{e}\n{CONFIG_HINT}"))?;
+        }
+        Ok(())
+    }
+
+    /// Checks the config's harness sections against the loaded plugins: each
+    /// section the file writes names a harness a plugin reads, and holds only
+    /// keys that plugin accepts.
+    pub fn check_harness_sections(&self) -> std::result::Result<(), deja_config::ConfigError> {
+        let host = self.host();
+        self.config.check_harness_names(&host.harnesses())?;
+        for p in &host.plugins {
+            self.config.check_harness_keys(&p.harness, &p.config_keys)?;
+        }
+        Ok(())
     }
 
     /// The plugin host, loading every plugin on first use.
@@ -67,14 +123,14 @@ impl App {
 
     /// The loaded, enabled plugins, after checking their config sections.
     pub fn enabled_plugins(&self) -> Result<Vec<&Plugin>> {
-        let mut out = Vec::new();
-        for p in &self.host().plugins {
-            self.config.check_harness_keys(&p.harness, &p.config_keys)?;
-            if self.harness_enabled(&p.harness) {
-                out.push(p);
-            }
-        }
-        Ok(out)
+        self.check_harness_sections()
+            .map_err(|e| anyhow!("{e}\n{CONFIG_HINT}"))?;
+        Ok(self
+            .host()
+            .plugins
+            .iter()
+            .filter(|p| self.harness_enabled(&p.harness))
+            .collect())
     }
 
     /// The context handed to `plugin`: home, environment and its config section.

@@ -79,6 +79,30 @@ pub enum Command {
     },
 }
 
+/// Most sessions `deja sessions -n` lists.
+pub const SESSIONS_MAX_LIMIT: usize = 1_000_000;
+
+/// A count between `least` and `most`, or the error clap prints.
+fn bounded(text: &str, least: usize, most: usize) -> Result<usize, String> {
+    let wrong = || format!("must be a whole number from {least} to {most}");
+    let n: usize = text.trim().parse().map_err(|_| wrong())?;
+    if (least..=most).contains(&n) {
+        Ok(n)
+    } else {
+        Err(wrong())
+    }
+}
+
+/// `deja recall -n`: 1 to [`deja_config::RECALL_MAX_LIMIT`], like `recall.limit`.
+fn recall_limit(text: &str) -> Result<usize, String> {
+    bounded(text, 1, deja_config::RECALL_MAX_LIMIT)
+}
+
+/// `deja sessions -n`: 1 to [`SESSIONS_MAX_LIMIT`].
+fn sessions_limit(text: &str) -> Result<usize, String> {
+    bounded(text, 1, SESSIONS_MAX_LIMIT)
+}
+
 /// Filters shared by listing and searching.
 #[derive(Debug, Args, Clone, Default)]
 pub struct FilterArgs {
@@ -89,10 +113,10 @@ pub struct FilterArgs {
     #[arg(long, value_name = "PROJECT")]
     pub project: Option<String>,
     /// Only sessions started at or after DATE (YYYY-MM-DD, RFC 3339, today, 7d, ...).
-    #[arg(long, value_name = "DATE")]
+    #[arg(long, value_name = "DATE", allow_hyphen_values = true)]
     pub since: Option<String>,
     /// Only sessions started before DATE.
-    #[arg(long, value_name = "DATE")]
+    #[arg(long, value_name = "DATE", allow_hyphen_values = true)]
     pub until: Option<String>,
 }
 
@@ -152,8 +176,8 @@ pub struct RecallArgs {
     /// What to look for, in your own words.
     #[arg(required = true, num_args = 1..)]
     pub query: Vec<String>,
-    /// Number of hits (default: `recall.limit`).
-    #[arg(short = 'n', long)]
+    /// Number of hits, 1 to 1000 (default: `recall.limit`).
+    #[arg(short = 'n', long, value_name = "N", value_parser = recall_limit)]
     pub limit: Option<usize>,
     /// Filters.
     #[command(flatten)]
@@ -175,8 +199,8 @@ pub struct SessionsArgs {
     /// Filters.
     #[command(flatten)]
     pub filter: FilterArgs,
-    /// At most this many sessions.
-    #[arg(short = 'n', long)]
+    /// At most this many sessions, 1 to 1000000 (default: all).
+    #[arg(short = 'n', long, value_name = "N", value_parser = sessions_limit)]
     pub limit: Option<usize>,
     /// Print JSON.
     #[arg(long)]
@@ -195,7 +219,7 @@ pub struct ForgetArgs {
     #[arg(long, value_name = "PROJECT")]
     pub project: Option<String>,
     /// Every session started before DATE.
-    #[arg(long, value_name = "DATE")]
+    #[arg(long, value_name = "DATE", allow_hyphen_values = true)]
     pub before: Option<String>,
     /// Do not ask for confirmation.
     #[arg(short, long)]

@@ -1,12 +1,33 @@
 //! Parsing the dates users type for `--since`, `--until` and `--before`:
 //! RFC 3339, `YYYY-MM-DD` (local midnight), `YYYY-MM-DD HH:MM` (local),
 //! `today`, `yesterday`, and ages such as `90m`, `12h`, `7d`, `2w`.
+//!
+//! An age is a count of minutes, hours, days or weeks back from now, without
+//! a sign, at most [`MAX_AGE_DAYS`]; every date lies in the years 1 to 9999.
+//! Anything else is an error, never a date in the future or an overflow.
 
-use chrono::{DateTime, Local, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use chrono::{DateTime, Datelike, Local, NaiveDate, NaiveDateTime, TimeZone, Utc};
+
+/// The longest age accepted, in days (100 years).
+pub const MAX_AGE_DAYS: i64 = 36_525;
+/// The earliest and latest years of a date.
+const YEARS: std::ops::RangeInclusive<i32> = 1..=9999;
 
 /// Parses `text` relative to `now`, returning ms since the epoch.
 pub fn parse(text: &str, now: DateTime<Utc>) -> Result<i64, String> {
     let t = text.trim();
+    let ms = parse_unchecked(t, now)?;
+    match DateTime::from_timestamp_millis(ms) {
+        Some(d) if YEARS.contains(&d.year()) => Ok(ms),
+        _ => Err(out_of_range(t)),
+    }
+}
+
+fn out_of_range(t: &str) -> String {
+    format!("`{t}` is out of range: dates run from the year 1 to 9999")
+}
+
+fn parse_unchecked(t: &str, now: DateTime<Utc>) -> Result<i64, String> {
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
         return Ok(dt.timestamp_millis());
     }
@@ -29,6 +50,9 @@ pub fn parse(text: &str, now: DateTime<Utc>) -> Result<i64, String> {
         _ => {}
     }
     if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
+        if !YEARS.contains(&d.year()) {
+            return Err(out_of_range(t));
+        }
         return local_midnight(d).ok_or_else(|| format!("`{t}` does not exist in local time"));
     }
     for fmt in [
@@ -38,6 +62,9 @@ pub fn parse(text: &str, now: DateTime<Utc>) -> Result<i64, String> {
         "%Y-%m-%dT%H:%M:%S",
     ] {
         if let Ok(n) = NaiveDateTime::parse_from_str(t, fmt) {
+            if !YEARS.contains(&n.year()) {
+                return Err(out_of_range(t));
+            }
             return Local
                 .from_local_datetime(&n)
                 .earliest()
@@ -45,25 +72,53 @@ pub fn parse(text: &str, now: DateTime<Utc>) -> Result<i64, String> {
                 .ok_or_else(|| format!("`{t}` does not exist in local time"));
         }
     }
-    if let Some(ms) = age_ms(t) {
-        return Ok(now.timestamp_millis() - ms);
+    if let Some(age) = age_ms(t)? {
+        return now
+            .timestamp_millis()
+            .checked_sub(age)
+            .ok_or_else(|| out_of_range(t));
+    }
+    // A date whose year has more than four digits (chrono reads some of them).
+    if let Some((year, _)) = t.split_once('-') {
+        if year.len() > 4 && year.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(out_of_range(t));
+        }
     }
     Err(format!(
         "cannot read `{t}` as a date; use YYYY-MM-DD, YYYY-MM-DD HH:MM, RFC 3339, today, yesterday, or an age like 12h, 7d, 2w"
     ))
 }
 
-fn age_ms(t: &str) -> Option<i64> {
-    let unit = t.chars().last()?;
-    let n: i64 = t[..t.len() - unit.len_utf8()].parse().ok()?;
-    let secs = match unit {
+/// An age such as `90m`, `12h`, `7d`, `2w` in ms; `None` when `t` is not
+/// shaped like one; an error for a signed or too long age.
+fn age_ms(t: &str) -> Result<Option<i64>, String> {
+    let Some(unit) = t.chars().last() else {
+        return Ok(None);
+    };
+    let secs: i64 = match unit {
         'm' => 60,
         'h' => 3600,
         'd' => 86_400,
         'w' => 7 * 86_400,
-        _ => return None,
+        _ => return Ok(None),
     };
-    n.checked_mul(secs * 1000)
+    let number = &t[..t.len() - unit.len_utf8()];
+    let digits = number.trim_start_matches(['-', '+']);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(None);
+    }
+    if digits.len() != number.len() {
+        return Err(format!(
+            "`{t}`: an age has no sign; `{digits}{unit}` already means {digits}{unit} before now"
+        ));
+    }
+    let max = MAX_AGE_DAYS * 86_400 / secs;
+    let too_long = || format!("`{t}` is too long an age: at most 100 years ({MAX_AGE_DAYS}d)");
+    let n: i64 = digits.parse().map_err(|_| too_long())?;
+    if n > max {
+        return Err(too_long());
+    }
+    Ok(Some(n * secs * 1000))
 }
 
 #[cfg(test)]
@@ -96,5 +151,53 @@ mod tests {
             "{e}"
         );
         assert!(parse("9999999999999999w", now).is_err());
+    }
+
+    fn now() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 7, 17, 12, 0, 0).unwrap()
+    }
+
+    #[test]
+    fn signed_ages_are_errors_not_future_dates() {
+        for t in ["-7d", "+7d", "-0d", "--7d", "-90m"] {
+            let e = parse(t, now()).unwrap_err();
+            assert!(e.contains("no sign"), "{t}: {e}");
+        }
+        let e = parse("-7d", now()).unwrap_err();
+        assert!(e.contains("`7d`"), "{e}");
+        assert_eq!(parse("0d", now()).unwrap(), now().timestamp_millis());
+        for t in ["d", "7", "7x", "7.5d", "1e3d", "7 d"] {
+            assert!(parse(t, now()).is_err(), "{t}");
+        }
+    }
+
+    #[test]
+    fn absurd_ages_and_dates_are_errors() {
+        for t in [
+            "99999999999d",
+            "99999999999999999999999999d",
+            "9223372036854775807m",
+            "36526d",
+            "5219w",
+        ] {
+            let e = parse(t, now()).unwrap_err();
+            assert!(e.contains("too long an age"), "{t}: {e}");
+        }
+        assert!(parse("36525d", now()).is_ok());
+        assert!(parse("5217w", now()).is_ok());
+        for t in [
+            "300000-01-01",
+            "200000-01-01",
+            "10000-01-01",
+            "10000-01-01 10:00",
+            "262143-12-31",
+            "0000-01-01",
+            "0000-01-01T00:00:00Z",
+        ] {
+            let e = parse(t, now()).unwrap_err();
+            assert!(e.contains("out of range"), "{t}: {e}");
+        }
+        assert!(parse("9999-12-30", now()).is_ok());
+        assert!(parse("0001-01-02", now()).is_ok());
     }
 }

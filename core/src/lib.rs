@@ -42,7 +42,28 @@ impl ExitStatus {
 /// Runs a parsed command line.
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
     use cli::Command;
-    let app = app::App::new()?;
+    let app = app::App::diagnose()?;
+    // The tools that diagnose a broken config still run; everything else
+    // refuses it with the same message.
+    match &cli.command {
+        Command::Doctor { .. } => {}
+        Command::Config { default: true } => {
+            if let Some(e) = app.config_error() {
+                output::warn(e);
+            }
+        }
+        // Plugins are what harness sections are checked against: list them
+        // while a section is wrong, with a warning.
+        Command::Plugins { .. } => match app.config_error() {
+            Some(_) => app.check_config()?,
+            None => {
+                if let Err(e) = app.check_harness_sections() {
+                    output::warn(&e.to_string());
+                }
+            }
+        },
+        _ => app.check_config()?,
+    }
     match cli.command {
         Command::Index(args) => commands::index::run(&app, &args),
         Command::Recall(args) => commands::recall::run(&app, &args),
@@ -58,6 +79,15 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         Command::Mcp => mcp::run(&app),
         Command::Context(args) => commands::context::run(&app, &args),
         Command::Setup(args) => commands::setup::run(&app, &args),
+    }
+}
+
+/// Prints a warning naming the config file's problem, if it has one.
+pub fn warn_config_error() {
+    if let Ok(app) = app::App::diagnose() {
+        if let Some(e) = app.config_error() {
+            output::warn(e);
+        }
     }
 }
 

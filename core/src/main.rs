@@ -12,7 +12,22 @@ fn main() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     deja_core::output::trace("start");
-    let cli = deja_core::cli::Cli::parse();
+    let cli = match deja_core::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let help = matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            );
+            let _ = e.print();
+            if help {
+                // Help works with a broken config, and says what is wrong with it.
+                deja_core::warn_config_error();
+            }
+            deja_core::exit(e.exit_code());
+        }
+    };
     let code = match deja_core::run(cli) {
         Ok(status) => status.code(),
         Err(e) => {

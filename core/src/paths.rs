@@ -26,12 +26,13 @@ pub fn home_dir() -> Result<PathBuf> {
         .ok_or_else(|| anyhow!("cannot find the home directory; set HOME"))
 }
 
-/// The config file: `$DEJA_CONFIG`, else `<platform config dir>/deja/config.toml`.
-pub fn config_file(home: &Path) -> PathBuf {
-    if let Some(p) = std::env::var_os("DEJA_CONFIG").filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
+/// The config file: `$DEJA_CONFIG`, else `<platform config dir>/deja/config.toml`;
+/// and whether it was named explicitly (then it must exist).
+pub fn config_file(home: &Path) -> (PathBuf, bool) {
+    if let Some(p) = std::env::var_os(deja_config::CONFIG_ENV).filter(|p| !p.is_empty()) {
+        return (PathBuf::from(p), true);
     }
-    platform_dirs(home).0.join("config.toml")
+    (platform_dirs(home).0.join("config.toml"), false)
 }
 
 /// The default data folder: `<platform data dir>/deja`.

@@ -55,8 +55,18 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
     // Config.
     report.insert(
         "config".into(),
-        json!({"path": app.config.path, "exists": app.config.file_exists}),
+        json!({"path": app.config.path, "exists": app.config.file_exists, "error": app.config_error()}),
     );
+    if let Some(e) = app.config_error() {
+        problems.push(Problem {
+            what: e.to_string(),
+            fix: format!(
+                "edit `{}` (`deja config --default` prints every key with its bounds); \
+                 until then other commands refuse to run, and this report uses the defaults",
+                app.config.path.display()
+            ),
+        });
+    }
 
     // Store.
     let db = app.paths.database();
@@ -153,6 +163,15 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
     }
     report.insert("plugins".into(), plugins.into());
     let mut readers = Vec::new();
+    if let Err(e) = app.config.check_harness_names(&app.host().harnesses()) {
+        problems.push(Problem {
+            what: e.to_string(),
+            fix: format!(
+                "rename or remove the section in `{}`, or install the plugin that reads it",
+                app.config.path.display()
+            ),
+        });
+    }
     for p in &app.host().plugins {
         if let Err(e) = app.config.check_harness_keys(&p.harness, &p.config_keys) {
             problems.push(Problem {
@@ -304,7 +323,9 @@ fn print_text(app: &App, report: &serde_json::Map<String, Value>, problems: &[Pr
         "{:<9} {}{}",
         s.bold("config"),
         app.config.path.display(),
-        if app.config.file_exists {
+        if app.config_error().is_some() {
+            " (broken: see the problem below; the defaults apply)"
+        } else if app.config.file_exists {
             ""
         } else {
             " (absent: defaults apply)"

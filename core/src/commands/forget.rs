@@ -32,14 +32,21 @@ pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
         rows.push(super::pick_session(&store, id)?);
     }
     if has_filter {
+        super::check_filters(
+            app,
+            &store,
+            args.harness.as_deref(),
+            args.project.as_deref(),
+        )?;
         let filter = deja_store::query::SessionFilter {
             harness: args.harness.clone(),
             project: args.project.clone(),
             since: None,
             until: match &args.before {
-                Some(b) => {
-                    Some(crate::dates::parse(b, chrono::Utc::now()).map_err(anyhow::Error::msg)?)
-                }
+                Some(b) => Some(
+                    crate::dates::parse(b, chrono::Utc::now())
+                        .map_err(|e| anyhow::anyhow!("--before: {e}"))?,
+                ),
                 None => None,
             },
         };

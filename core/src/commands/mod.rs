@@ -53,20 +53,129 @@ pub fn open_read(app: &App) -> Result<Store> {
     }
 }
 
-/// The one session `id` names: a deja id, a harness id, or a unique prefix.
+/// Matches an ambiguous id lists before saying how many more there are.
+const LISTED: usize = 10;
+
+/// The one session `id` names: a deja id, a harness id, or a unique prefix
+/// of either. An ambiguous id is an error listing the sessions it matches.
 pub fn pick_session(store: &Store, id: &str) -> Result<SessionRow> {
-    let mut found = store.find_sessions(id)?;
-    match found.len() {
+    let id = id.trim();
+    if id.is_empty() {
+        bail!("the session id is empty\nhint: `deja sessions` lists them");
+    }
+    let mut found = store.find_sessions(id, LISTED)?;
+    match found.total {
         0 => bail!("no session `{id}` in the index\nhint: `deja sessions` lists them"),
-        1 => Ok(found.remove(0)),
+        1 if !found.rows.is_empty() => Ok(found.rows.remove(0)),
         n => {
-            let list = found
+            let mut list = found
+                .rows
                 .iter()
-                .take(10)
-                .map(|r| format!("  {} ({})", r.id, r.harness))
+                .map(|r| {
+                    format!(
+                        "  {}  {} id {}  {}",
+                        r.id,
+                        r.harness,
+                        r.native_id,
+                        crate::output::local_short(r.started_at)
+                    )
+                })
                 .collect::<Vec<_>>()
                 .join("\n");
-            bail!("`{id}` matches {n} sessions; use a full id:\n{list}")
+            if n > found.rows.len() {
+                list.push_str(&format!("\n  ... and {} more", n - found.rows.len()));
+            }
+            bail!("`{id}` matches {n} sessions; give more of the id:\n{list}")
         }
     }
+}
+
+/// Checks that `--harness` and `--project` name something that exists: a
+/// harness that a loaded reader reads or that indexed sessions come from, and
+/// a project that some indexed session belongs to. Otherwise the error names
+/// what exists.
+pub fn check_filters(
+    app: &App,
+    store: &Store,
+    harness: Option<&str>,
+    project: Option<&str>,
+) -> Result<()> {
+    if let Some(h) = harness {
+        let indexed = store.harness_counts()?;
+        if !indexed.iter().any(|(name, _)| name == h) {
+            let readers = app.host().harnesses();
+            if !readers.contains(&h) {
+                let readers = if readers.is_empty() {
+                    "no reader plugin is loaded (see `deja plugins`)".to_string()
+                } else {
+                    format!("the readers are {}", backticked(readers.iter().copied()))
+                };
+                let indexed = if indexed.is_empty() {
+                    "the index holds no sessions".to_string()
+                } else {
+                    format!(
+                        "the index holds sessions of {}",
+                        indexed
+                            .iter()
+                            .map(|(name, n)| format!("`{name}` ({n})"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                bail!("unknown harness `{h}`: {readers}; {indexed}");
+            }
+        }
+    }
+    if let Some(p) = project {
+        let filter = SessionFilter {
+            project: Some(p.to_string()),
+            ..SessionFilter::default()
+        };
+        if store.count_sessions(&filter)? == 0 {
+            let (projects, total) = store.project_counts(LISTED)?;
+            if total == 0 {
+                bail!("no session of project `{p}`: the index holds no sessions\nhint: run `deja index`");
+            }
+            let mut list = projects
+                .iter()
+                .map(|c| {
+                    let pr = &c.project;
+                    let name = pr
+                        .name
+                        .as_deref()
+                        .or(pr.id.as_deref())
+                        .or(pr.dir.as_deref())
+                        .unwrap_or("(no project)");
+                    let dir = match (&pr.dir, pr.name.is_some() || pr.id.is_some()) {
+                        (Some(d), true) => format!(" {d}"),
+                        _ => String::new(),
+                    };
+                    let n = c.sessions;
+                    format!(
+                        "  {name}{dir} ({n} session{})",
+                        if n == 1 { "" } else { "s" }
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            if total > projects.len() as i64 {
+                list.push_str(&format!(
+                    "\n  ... and {} more",
+                    total - projects.len() as i64
+                ));
+            }
+            bail!(
+                "no session of project `{p}`; the indexed projects are:\n{list}\n\
+                 hint: --project takes a directory, a folder name (exact, case-sensitive) or a harness project id"
+            );
+        }
+    }
+    Ok(())
+}
+
+fn backticked<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    items
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -27,7 +27,13 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         .mode
         .map(Mode::from)
         .unwrap_or(app.config.config.recall.mode);
-    let limit = args.limit.unwrap_or(app.config.config.recall.limit).max(1);
+    let limit = args.limit.unwrap_or(app.config.config.recall.limit);
+    super::check_filters(
+        app,
+        &store,
+        args.filter.harness.as_deref(),
+        args.filter.project.as_deref(),
+    )?;
     let candidates = Candidates {
         filter: super::session_filter(&args.filter)?,
         role: args.role.map(deja_model::Role::from),

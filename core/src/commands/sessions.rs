@@ -12,6 +12,12 @@ use crate::ExitStatus;
 pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
     let store = super::open_read(app)?;
     let filter = super::session_filter(&args.filter)?;
+    super::check_filters(
+        app,
+        &store,
+        args.filter.harness.as_deref(),
+        args.filter.project.as_deref(),
+    )?;
     let rows = store.sessions(&filter, args.limit)?;
     if args.json {
         output::print_json(&json!({

@@ -390,21 +390,31 @@ fn split_message_id(id: &str) -> Option<(&str, usize)> {
 
 /// The one session `id` names, or an error listing what it could mean.
 fn pick(store: &Store, id: &str) -> Result<SessionRow, CallError> {
-    let mut found = store.find_sessions(id).map_err(|e| bad(e.to_string()))?;
-    match found.len() {
+    let mut found = store
+        .find_sessions(id, 10)
+        .map_err(|e| bad(e.to_string()))?;
+    match found.total {
         0 => Err(bad(format!(
             "no session `{id}` in the index; `sessions` lists them"
         ))),
-        1 => Ok(found.remove(0)),
-        n => Err(bad(format!(
-            "`{id}` matches {n} sessions; use one of: {}",
-            found
-                .iter()
-                .take(10)
-                .map(|r| r.id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
+        1 if !found.rows.is_empty() => Ok(found.rows.remove(0)),
+        n => {
+            let more = n.saturating_sub(found.rows.len());
+            Err(bad(format!(
+                "`{id}` matches {n} sessions; use one of: {}{}",
+                found
+                    .rows
+                    .iter()
+                    .map(|r| r.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if more > 0 {
+                    format!(" (and {more} more)")
+                } else {
+                    String::new()
+                }
+            )))
+        }
     }
 }
 

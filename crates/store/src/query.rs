@@ -1,6 +1,7 @@
 //! Reading the store: listing sessions with filters, finding one by id or
-//! unique prefix, loading its messages and records, forgetting sessions, and
-//! the counts `deja doctor` shows.
+//! unique prefix (of deja's id or the harness's), loading its messages and
+//! records, forgetting sessions, what the filters can name (harnesses and
+//! projects), and the counts `deja doctor` shows.
 
 use rusqlite::{params, params_from_iter, OptionalExtension, Row};
 
@@ -88,12 +89,23 @@ impl SessionFilter {
             conds.push(format!("s.harness = ?{}", args.len()));
         }
         if let Some(p) = &self.project {
-            let p = p.trim_end_matches('/').to_string();
-            args.push(Value::Text(p));
+            // A trailing slash names the same directory; `/` alone is the root.
+            let p = match p.trim_end_matches('/') {
+                "" if !p.is_empty() => "/",
+                trimmed => trimmed,
+            };
+            args.push(Value::Text(p.to_string()));
             let n = args.len();
+            args.push(Value::Text(format!("%/{}", escape_like(p))));
+            let like = args.len();
+            // A folder name is the directory's last component, exactly: the
+            // escaped LIKE finds the candidates (`%` and `_` are literal), and
+            // since SQLite's LIKE ignores ASCII case, the suffix is compared
+            // exactly too.
             conds.push(format!(
                 "(s.project_dir = ?{n} OR s.project_name = ?{n} OR s.project_id = ?{n}
-                  OR s.project_dir LIKE '%/' || ?{n})"
+                  OR (s.project_dir LIKE ?{like} ESCAPE '\\'
+                      AND substr(s.project_dir, -length(?{n}) - 1) = '/' || ?{n}))"
             ));
         }
         if let Some(t) = self.since {
@@ -106,6 +118,37 @@ impl SessionFilter {
         }
         (conds.join(" AND "), args)
     }
+}
+
+/// `text` with LIKE's wildcards (`%`, `_`) and the escape character (`\`)
+/// escaped, for `LIKE ... ESCAPE '\'`.
+fn escape_like(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The sessions an id or prefix names (see [`Store::find_sessions`]).
+#[derive(Debug, Clone, Default)]
+pub struct Found {
+    /// The sessions, oldest first, at most the limit asked for.
+    pub rows: Vec<SessionRow>,
+    /// How many sessions match in all.
+    pub total: usize,
+}
+
+/// A project of the stored sessions, with how many sessions it holds.
+#[derive(Debug, Clone)]
+pub struct ProjectCount {
+    /// The project.
+    pub project: Project,
+    /// Its sessions.
+    pub sessions: i64,
 }
 
 /// A row of the `sources` table, for `deja doctor`.
@@ -159,32 +202,110 @@ impl Store {
             .map_err(|e| self.wrap(e))
     }
 
-    /// Sessions whose id equals `id`, or starts with it when none equals it.
-    pub fn find_sessions(&self, id: &str) -> Result<Vec<SessionRow>> {
-        let exact = format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE session_id = ?1 OR native_id = ?1 ORDER BY started_at");
-        let mut stmt = self.conn().prepare(&exact).map_err(|e| self.wrap(e))?;
-        let found: Vec<SessionRow> = stmt
-            .query_map([id], session_row)
-            .map_err(|e| self.wrap(e))?
-            .collect::<rusqlite::Result<_>>()
+    /// The sessions `id` names: those whose deja id equals it, else those
+    /// whose harness id equals it, else those whose deja id or harness id
+    /// starts with it. At most `limit` rows come back (oldest first), with
+    /// the number of matches in all.
+    pub fn find_sessions(&self, id: &str, limit: usize) -> Result<Found> {
+        let rows_where = |cond: &str| -> Result<Found> {
+            let total: i64 = self
+                .conn()
+                .query_row(
+                    &format!("SELECT count(*) FROM sessions WHERE {cond}"),
+                    [id],
+                    |r| r.get(0),
+                )
+                .map_err(|e| self.wrap(e))?;
+            let sql = format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions WHERE {cond}
+                 ORDER BY started_at, session_id LIMIT {}",
+                i64::try_from(limit).unwrap_or(i64::MAX)
+            );
+            let mut stmt = self.conn().prepare(&sql).map_err(|e| self.wrap(e))?;
+            let rows = stmt
+                .query_map([id], session_row)
+                .map_err(|e| self.wrap(e))?
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .map_err(|e| self.wrap(e))?;
+            Ok(Found {
+                rows,
+                total: usize::try_from(total).unwrap_or(0),
+            })
+        };
+        for cond in [
+            "session_id = ?1",
+            "native_id = ?1",
+            "substr(session_id, 1, length(?1)) = ?1 OR substr(native_id, 1, length(?1)) = ?1",
+        ] {
+            let found = rows_where(cond)?;
+            if found.total > 0 {
+                return Ok(found);
+            }
+        }
+        Ok(Found::default())
+    }
+
+    /// How many sessions match `filter`.
+    pub fn count_sessions(&self, filter: &SessionFilter) -> Result<i64> {
+        let (cond, args) = filter.sql();
+        self.conn()
+            .query_row(
+                &format!("SELECT count(*) FROM sessions s WHERE {cond}"),
+                params_from_iter(args),
+                |r| r.get(0),
+            )
+            .map_err(|e| self.wrap(e))
+    }
+
+    /// The harnesses of the stored sessions, with their session counts, by name.
+    pub fn harness_counts(&self) -> Result<Vec<(String, i64)>> {
+        let mut stmt = self
+            .conn()
+            .prepare("SELECT harness, count(*) FROM sessions GROUP BY harness ORDER BY harness")
             .map_err(|e| self.wrap(e))?;
-        let exact_deja: Vec<SessionRow> = found.iter().filter(|s| s.id == id).cloned().collect();
-        if !exact_deja.is_empty() {
-            return Ok(exact_deja);
-        }
-        if !found.is_empty() {
-            return Ok(found);
-        }
-        let prefix = format!(
-            "SELECT {SESSION_COLUMNS} FROM sessions WHERE substr(session_id, 1, length(?1)) = ?1
-             ORDER BY started_at LIMIT 20"
-        );
-        let mut stmt = self.conn().prepare(&prefix).map_err(|e| self.wrap(e))?;
         let rows = stmt
-            .query_map([id], session_row)
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
             .map_err(|e| self.wrap(e))?;
         rows.collect::<rusqlite::Result<_>>()
             .map_err(|e| self.wrap(e))
+    }
+
+    /// The projects of the stored sessions, most sessions first (at most
+    /// `limit`), and how many there are in all.
+    pub fn project_counts(&self, limit: usize) -> Result<(Vec<ProjectCount>, i64)> {
+        let total: i64 = self
+            .conn()
+            .query_row(
+                "SELECT count(*) FROM (SELECT DISTINCT project_dir, project_name, project_id
+                 FROM sessions)",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.wrap(e))?;
+        let mut stmt = self
+            .conn()
+            .prepare(&format!(
+                "SELECT project_dir, project_name, project_id, count(*) AS n FROM sessions
+                 GROUP BY project_dir, project_name, project_id
+                 ORDER BY n DESC, project_name, project_dir, project_id LIMIT {}",
+                i64::try_from(limit).unwrap_or(i64::MAX)
+            ))
+            .map_err(|e| self.wrap(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(ProjectCount {
+                    project: Project {
+                        dir: r.get(0)?,
+                        name: r.get(1)?,
+                        id: r.get(2)?,
+                    },
+                    sessions: r.get(3)?,
+                })
+            })
+            .map_err(|e| self.wrap(e))?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| self.wrap(e))?;
+        Ok((rows, total))
     }
 
     /// The full session of `row`.

@@ -138,7 +138,8 @@ fn deja_aider_records_the_project_and_runs_aider() {
         "aider's exit status passes through"
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("with: --model sonnet --yes"), "{stdout}");
+    // deja passes the project's digest first (see wiring.rs), then ARGS unchanged.
+    assert!(stdout.contains(" --model sonnet --yes"), "{stdout}");
     let projects = std::fs::read_to_string(sb.home.join(".config/deja/aider-projects")).unwrap();
     assert_eq!(projects, format!("{}\n", repo.display()));
     // Again: no duplicate line.

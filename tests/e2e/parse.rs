@@ -14,10 +14,10 @@ fn missing_path_and_unknown_harness_are_clear_errors() {
     );
 
     let file = sb.write("notes.txt", "hello");
-    let out = sb.run(&["parse", file.to_str().unwrap(), "--harness", "claude"]);
+    let out = sb.run(&["parse", file.to_str().unwrap(), "--harness", "cursor"]);
     assert_eq!(out.code, 2);
     assert!(
-        out.stderr.contains("no loaded reader for harness `claude`"),
+        out.stderr.contains("no loaded reader for harness `cursor`"),
         "{}",
         out.stderr
     );

@@ -38,7 +38,8 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         filter: super::session_filter(&args.filter)?,
         role: args.role.map(deja_model::Role::from),
     };
-    let mut engine = Engine::open(store, &app.paths.vectors(), Some(app.embed_settings()));
+    let mut engine =
+        Engine::open(store, &app.paths.vectors(), Some(app.embed_settings())).one_shot();
     let answer = engine.recall(&Query {
         text: &query,
         mode,

@@ -80,6 +80,10 @@ pub struct Engine {
     semantic: Semantic,
     /// The vector index file as last opened, and what identified it.
     index: Option<(IndexFile, Option<VectorIndex>)>,
+    /// Whether the query model stays loaded between queries (a server) or is
+    /// let go as soon as the query is embedded (a one-shot command, whose
+    /// peak memory then does not hold the model and the vectors at once).
+    keep_model: bool,
 }
 
 /// What identifies one saved vector index file: the store's watermark and
@@ -151,7 +155,16 @@ impl Engine {
             settings,
             semantic,
             index: None,
+            keep_model: true,
         }
+    }
+
+    /// Lets the query model go right after each query is embedded (on a
+    /// thread of its own, so nobody waits for its teardown), for callers
+    /// that ask one question.
+    pub fn one_shot(mut self) -> Engine {
+        self.keep_model = false;
+        self
     }
 
     /// Checks again whether semantic ranking can run (after an index run
@@ -238,7 +251,12 @@ impl Engine {
                     });
                     (signals, embedded)
                 });
-                *encoder = back;
+                match back {
+                    Some(e) if !self.keep_model => {
+                        std::thread::spawn(move || drop(e));
+                    }
+                    back => *encoder = back,
+                }
                 (signals?, Some((vector, stamp.clone())))
             }
             Semantic::Unavailable(why) if wants_semantic => {

@@ -81,12 +81,16 @@ impl RunProgress for Bar {
     }
 }
 
-/// Indexes under the writer lock (waiting for it as `wait` says): every
-/// changed transcript, then the embedding pass and the vector sync. Used by
-/// `deja index` and by the MCP server's background runs.
+/// Indexes under the writer lock (waiting for it as `wait` says): removes
+/// what writers killed mid-save left behind, then every changed transcript,
+/// then the embedding pass and the vector sync; drops cached vectors of texts
+/// that are gone, and scrubs the store when a settings change re-read
+/// transcripts (the text they held before must not linger). Used by `deja
+/// index` and by the MCP server's background runs.
 pub fn index_all(app: &App, wait: Wait, progress: &mut dyn RunProgress) -> Result<Outcome> {
     deja_store::create_private_dir(&app.paths.data_dir)?;
     let _lock = lock::acquire(&app.paths.lock_file(), wait, &mut |m| output::warn(m))?;
+    remove_stale_temporaries(app)?;
     let mut store = Store::open(&app.paths.database())?;
     let redactor = Redactor::from_config(&app.config.config.redact)?;
     let readers = app.readers()?;
@@ -97,8 +101,40 @@ pub fn index_all(app: &App, wait: Wait, progress: &mut dyn RunProgress) -> Resul
     let report = deja_index::run(&readers, &options, &mut store, &redactor, progress)
         .with_context(|| format!("indexing into `{}`", store.path().display()))?;
     let embedded = embed(app, &mut store, progress)?;
+    store.prune_embeddings()?;
+    if report.reread_for_settings > 0 {
+        store.scrub()?;
+    }
     progress.finish();
     Ok(Outcome { report, embedded })
+}
+
+/// Temporary files of writers that died while saving (the vector index's,
+/// which only a lock holder writes, so all of them) or while deriving the
+/// query model (those of processes no longer running: a recall may be making
+/// one now).
+fn remove_stale_temporaries(app: &App) -> Result<()> {
+    deja_store::vectors::remove_stale_temporaries(&app.paths.vectors())?;
+    deja_embed::query::remove_stale_temporaries(&app.embed_settings(), &process_running);
+    Ok(())
+}
+
+/// Whether a process with this id exists (unknown counts as running).
+fn process_running(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return true;
+        };
+        // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+        let alive = unsafe { libc::kill(pid, 0) } == 0;
+        alive || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
 }
 
 /// The embedding pass: `Ok(None)` when embeddings are disabled, `Err` says

@@ -171,6 +171,11 @@ fn prepare_at(
     if model.is_file() && dir.join("weights.bin").is_file() {
         return Some(model);
     }
+    // The cache lives in the data folder; only the store creates that (0700).
+    let data_dir = settings.cache_dir.as_ref()?.parent()?;
+    if !data_dir.is_dir() {
+        return None;
+    }
     // Written beside the final place, then renamed into it, so a reader
     // never sees half of it.
     let parent = dir.parent()?;
@@ -208,6 +213,43 @@ fn prepare_at(
         return (model.is_file() && dir.join("weights.bin").is_file()).then_some(model);
     }
     Some(model)
+}
+
+/// Removes the half-made copies (`<cache>/query-model/.tmp-<pid>`) of
+/// processes that died while deriving the optimized model; `is_running`
+/// says whether a process id is alive (a copy of a live process is being
+/// made now and is left alone). Returns how many were removed.
+pub fn remove_stale_temporaries(settings: &Settings, is_running: &dyn Fn(u32) -> bool) -> usize {
+    let Some(cache) = &settings.cache_dir else {
+        return 0;
+    };
+    let Ok(entries) = std::fs::read_dir(cache.join("query-model")) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(".tmp-"))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == std::process::id() || is_running(pid) {
+            continue;
+        }
+        let path = entry.path();
+        let gone = if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        if gone.is_ok() {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 /// Mean of the token embeddings (`[1, n, d]`) where the mask is 1; a `[1, d]`

@@ -37,6 +37,11 @@ impl Context {
             config_json,
         ))
     }
+
+    /// The reader's config section, as the JSON it is handed.
+    pub fn config_json(&self) -> &str {
+        self.0.config_json.as_str()
+    }
 }
 
 /// A loaded reader plugin.

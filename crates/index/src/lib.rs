@@ -1,10 +1,11 @@
 //! deja's indexing pipeline, behind `deja index` (and any long-lived caller
 //! that keeps the store fresh): discover with every enabled reader, read only
 //! transcripts that changed (size and mtime, then content hash, then the
-//! reader's version), parse them through their plugin, redact them, and store
-//! each one in its own transaction; then embed what has no vectors yet. A
-//! failing transcript is reported and skipped; what was indexed from it before
-//! is kept.
+//! reader's version and settings: its config section and the redaction
+//! settings), parse them through their plugin, redact them, and store each one
+//! in its own transaction; then embed what has no vectors yet. A failing
+//! transcript is reported and skipped; what was indexed from it before is
+//! kept, and it is tried again on every run until it succeeds.
 //!
 //! - this module: the transcript pass.
 //! - [`redact`]: secrets removed before anything is stored.
@@ -55,6 +56,11 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// Sessions found empty and skipped.
     pub skipped_empty: u64,
+    /// Transcripts read again although their content had not changed, because
+    /// the reader or a setting that shapes what is stored (its config
+    /// section, the redaction settings) changed: text stored before may be
+    /// gone, so the caller scrubs the store ([`Store::scrub`]).
+    pub reread_for_settings: usize,
     /// What the store did.
     pub applied: Applied,
 }
@@ -119,13 +125,16 @@ pub fn run(
     progress.transcripts(work.len());
 
     let limit = options.max_file_bytes;
+    let redaction = redactor.fingerprint();
     for (reader, path) in work {
+        let settings = settings_fingerprint(&reader.context, &redaction);
         match index_one(
             store,
             reader.plugin,
             &path,
             limit,
             &reader.context,
+            &settings,
             redactor,
         ) {
             Ok(Outcome::Unchanged) => {}
@@ -133,8 +142,10 @@ pub fn run(
                 applied,
                 skipped_empty,
                 warnings,
+                same_content,
             }) => {
                 report.changed += 1;
+                report.reread_for_settings += usize::from(same_content);
                 report.applied.add(&applied);
                 report.skipped_empty += u64::from(skipped_empty);
                 report.warnings.extend(
@@ -172,17 +183,30 @@ enum Outcome {
         applied: Applied,
         skipped_empty: u32,
         warnings: Vec<String>,
+        /// Read again with the same content (the reader or settings changed).
+        same_content: bool,
     },
 }
 
+/// What a transcript is read with besides its reader's version: short
+/// fingerprints of the reader's config section (the JSON it is handed) and of
+/// the redaction settings. A change of either re-reads the transcript.
+fn settings_fingerprint(context: &Context, redaction: &str) -> String {
+    let config = sha256_hex(context.config_json().as_bytes());
+    format!("config:{} redact:{redaction}", &config[..16])
+}
+
 /// Indexes one transcript if it changed. Errors are strings naming the reason
-/// (the caller adds the path).
+/// (the caller adds the path). A transcript whose last read failed never
+/// counts as unchanged: a raised size limit, a fixed permission (which does
+/// not change the mtime) or a fixed reader makes it succeed.
 fn index_one(
     store: &mut Store,
     plugin: &Plugin,
     path: &Path,
     limit: u64,
     context: &Context,
+    settings: &str,
     redactor: &Redactor,
 ) -> std::result::Result<Outcome, String> {
     let path_text = path.to_string_lossy();
@@ -193,8 +217,12 @@ fn index_one(
     let known = store
         .source(&plugin.harness, &path_text)
         .map_err(|e| e.to_string())?;
+    // Read with the same reader and settings, and it succeeded.
+    let same_reading = known
+        .as_ref()
+        .is_some_and(|k| k.error.is_none() && k.reader == reader && k.settings == settings);
     if let Some(k) = &known {
-        if k.size == size && k.mtime_ns == mtime && k.reader == reader {
+        if same_reading && k.size == size && k.mtime_ns == mtime {
             return Ok(Outcome::Unchanged);
         }
     }
@@ -205,8 +233,8 @@ fn index_one(
                 transcripts::ReadError::Io { source, .. } => format!("cannot read: {source}"),
                 other => other.to_string(),
             };
-            // Recorded so that `deja doctor` lists it and an unchanged file is
-            // not retried on every run; its sessions stay as they are.
+            // Recorded so that `deja doctor` lists it; it is tried again on
+            // the next run. Its sessions stay as they are.
             let file = FileState {
                 harness: &plugin.harness,
                 path: &path_text,
@@ -214,6 +242,7 @@ fn index_one(
                 mtime_ns: mtime,
                 hash: "",
                 reader: &reader,
+                settings,
             };
             store
                 .record_failure(&file, &reason)
@@ -229,15 +258,20 @@ fn index_one(
         mtime_ns: mtime,
         hash: &hash,
         reader: &reader,
+        settings,
     };
     if let Some(k) = &known {
-        if k.hash == hash && k.reader == reader {
+        if same_reading && k.hash == hash {
             store
                 .touch_source(k.id, file.size, mtime)
                 .map_err(|e| e.to_string())?;
             return Ok(Outcome::Unchanged);
         }
     }
+    // The same bytes read again: the reader or a setting changed.
+    let same_content = known
+        .as_ref()
+        .is_some_and(|k| k.error.is_none() && k.hash == hash);
     match plugin.parse(path, &t.bytes, t.modified_ms, context) {
         Ok(parsed) => {
             let sessions: Vec<Session> = parsed
@@ -250,6 +284,7 @@ fn index_one(
                 applied,
                 skipped_empty: parsed.skipped_empty,
                 warnings: parsed.warnings,
+                same_content,
             })
         }
         Err(e) => {

@@ -161,6 +161,27 @@ impl Redactor {
         out
     }
 
+    /// A short fingerprint of what this redactor does (every rule's name,
+    /// pattern and group; `off` when disabled): stored with each transcript,
+    /// so that a change of the redaction settings re-reads what it affects.
+    pub fn fingerprint(&self) -> String {
+        if self.set.is_none() {
+            return "off".to_string();
+        }
+        let mut spec = Vec::new();
+        for r in &self.rules {
+            spec.extend_from_slice(r.name.as_bytes());
+            spec.push(0);
+            spec.extend_from_slice(r.regex.as_str().as_bytes());
+            spec.push(0);
+            spec.extend_from_slice(r.group.to_string().as_bytes());
+            spec.push(0);
+        }
+        let mut hash = deja_model::sha256_hex(&spec);
+        hash.truncate(16);
+        hash
+    }
+
     /// A session with every text field redacted.
     pub fn session(&self, mut s: Session) -> Session {
         if self.set.is_none() {
@@ -278,5 +299,20 @@ mod tests {
             bad.contains("bad") && bad.contains("redact.patterns"),
             "{bad}"
         );
+    }
+
+    #[test]
+    fn the_fingerprint_follows_the_settings() {
+        let builtin = Redactor::new(&[]).unwrap().fingerprint();
+        assert_eq!(builtin, Redactor::new(&[]).unwrap().fingerprint());
+        let extra = |regex: &str| {
+            Redactor::new(&[("x".into(), regex.into())])
+                .unwrap()
+                .fingerprint()
+        };
+        assert_ne!(builtin, extra("abc"));
+        assert_ne!(extra("abc"), extra("abd"));
+        assert_eq!(Redactor::disabled().fingerprint(), "off");
+        assert_ne!(builtin, "off");
     }
 }

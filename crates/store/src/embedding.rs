@@ -53,14 +53,56 @@ impl Store {
         self.set_meta("embed_dims", &stamp.dims.to_string())
     }
 
-    /// Drops every embedding unit (their vectors stay cached) and the vector
-    /// index file at `vectors_path`: units of another model cannot mix.
+    /// Drops every embedding unit (their vectors stay cached, to be reused if
+    /// the model comes back) and the vector index file at `vectors_path`:
+    /// units of another model cannot mix. Vectors of texts dropped before
+    /// are pruned first ([`Store::prune_embeddings`]).
     pub fn reset_units(&self, vectors_path: &std::path::Path) -> Result<()> {
+        self.prune_embeddings()?;
         self.conn()
-            .execute_batch("DELETE FROM chunks; DELETE FROM vector_trash;")
+            .execute_batch(
+                "DELETE FROM chunks; DELETE FROM vector_trash; DELETE FROM dropped_units;",
+            )
             .map_err(|e| self.wrap(e))?;
         let _ = std::fs::remove_file(vectors_path);
         self.set_meta(crate::vectors::WATERMARK, "0")
+    }
+
+    /// Removes the cached vectors (of any model) of texts whose units were
+    /// dropped (their message changed, was redacted differently, or was
+    /// forgotten) and that no remaining unit uses. Returns how many went.
+    pub fn prune_embeddings(&self) -> Result<usize> {
+        let n = self
+            .conn()
+            .execute(
+                "DELETE FROM embeddings WHERE text_hash IN (
+                    SELECT d.text_hash FROM dropped_units d
+                    WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.text_hash = d.text_hash))",
+                [],
+            )
+            .map_err(|e| self.wrap(e))?;
+        self.conn()
+            .execute("DELETE FROM dropped_units", [])
+            .map_err(|e| self.wrap(e))?;
+        Ok(n)
+    }
+
+    /// Removes every cached vector that no unit uses, whatever its model
+    /// (vectors kept for a model the store may switch back to included).
+    /// Returns how many went.
+    pub fn prune_all_embeddings(&self) -> Result<usize> {
+        let n = self
+            .conn()
+            .execute(
+                "DELETE FROM embeddings WHERE NOT EXISTS (
+                    SELECT 1 FROM chunks c WHERE c.text_hash = embeddings.text_hash)",
+                [],
+            )
+            .map_err(|e| self.wrap(e))?;
+        self.conn()
+            .execute("DELETE FROM dropped_units", [])
+            .map_err(|e| self.wrap(e))?;
+        Ok(n)
     }
 
     /// Messages still waiting for embedding units.

@@ -24,6 +24,9 @@ pub struct SourceState {
     pub hash: String,
     /// Reader name and version that parsed it.
     pub reader: String,
+    /// What else it was read with (fingerprints of the reader's config and
+    /// of the redaction settings).
+    pub settings: String,
     /// The error of the last parse, if it failed.
     pub error: Option<String>,
 }
@@ -43,6 +46,8 @@ pub struct FileState<'a> {
     pub hash: &'a str,
     /// Reader name and version.
     pub reader: &'a str,
+    /// Fingerprints of the reader's config and the redaction settings.
+    pub settings: &'a str,
 }
 
 /// Counts from applying one transcript.
@@ -98,7 +103,7 @@ impl Store {
     pub fn source(&self, harness: &str, path: &str) -> Result<Option<SourceState>> {
         self.conn()
             .query_row(
-                "SELECT id, size, mtime_ns, hash, reader, error FROM sources
+                "SELECT id, size, mtime_ns, hash, reader, settings, error FROM sources
                  WHERE harness = ?1 AND path = ?2",
                 [harness, path],
                 |r| {
@@ -108,7 +113,8 @@ impl Store {
                         mtime_ns: r.get(2)?,
                         hash: r.get(3)?,
                         reader: r.get(4)?,
-                        error: r.get(5)?,
+                        settings: r.get(5)?,
+                        error: r.get(6)?,
                     })
                 },
             )
@@ -185,11 +191,13 @@ fn upsert_source(
     error: Option<&str>,
 ) -> rusqlite::Result<i64> {
     tx.query_row(
-        "INSERT INTO sources (harness, path, size, mtime_ns, hash, indexed_at, reader, error)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+        "INSERT INTO sources (harness, path, size, mtime_ns, hash, indexed_at, reader, error,
+            settings)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
          ON CONFLICT (harness, path) DO UPDATE SET
             size = excluded.size, mtime_ns = excluded.mtime_ns, hash = excluded.hash,
-            indexed_at = excluded.indexed_at, reader = excluded.reader, error = excluded.error
+            indexed_at = excluded.indexed_at, reader = excluded.reader, error = excluded.error,
+            settings = excluded.settings
          RETURNING id",
         params![
             file.harness,
@@ -199,7 +207,8 @@ fn upsert_source(
             file.hash,
             now_ms(),
             file.reader,
-            error
+            error,
+            file.settings
         ],
         |r| r.get(0),
     )

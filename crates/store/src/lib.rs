@@ -79,7 +79,9 @@ fn sqlite_error(path: &Path, source: rusqlite::Error) -> StoreError {
     }
 }
 
-/// Creates `dir` (and parents) private to the user: 0700 on Unix.
+/// Creates `dir` (and parents) private to the user, 0700 on Unix; a folder
+/// that already exists with access for its group or others is made 0700 too
+/// (it may have been made by another tool, such as `scripts/fetch-model`).
 pub fn create_private_dir(dir: &Path) -> Result<()> {
     let io = |source| StoreError::Io {
         path: dir.to_path_buf(),
@@ -87,9 +89,12 @@ pub fn create_private_dir(dir: &Path) -> Result<()> {
     };
     if !dir.exists() {
         std::fs::create_dir_all(dir).map_err(io)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir).map_err(io)?.permissions().mode();
+        if mode & 0o077 != 0 {
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
         }
     }
@@ -121,7 +126,8 @@ impl Store {
     }
 
     /// Opens the database at `path` for writing, creating it (0600, in a 0700
-    /// folder) and migrating it as needed.
+    /// folder) and migrating it as needed. What this connection deletes is
+    /// overwritten (`secure_delete`), so freed pages keep no text.
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(dir) = path.parent() {
             create_private_dir(dir)?;
@@ -183,7 +189,8 @@ impl Store {
                 "PRAGMA journal_mode = WAL;
                  PRAGMA synchronous = NORMAL;
                  PRAGMA foreign_keys = ON;
-                 PRAGMA temp_store = MEMORY;",
+                 PRAGMA temp_store = MEMORY;
+                 PRAGMA secure_delete = ON;",
             )
             .map_err(|e| self.err(e))
     }
@@ -248,6 +255,35 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
+    /// Makes text that was deleted unrecoverable from the files of the store:
+    /// merges each full-text index into one segment (a deleted entry lives on
+    /// in older segments, and FTS5 records deletions as entries of its own,
+    /// until a merge drops both), then checkpoints the write-ahead log and
+    /// truncates it (it holds earlier images of the pages). Freed pages are
+    /// already zeroed (`secure_delete`). Costs a rewrite of the full-text
+    /// indexes: for forgetting and for settings changes, not every run.
+    /// Returns whether the log could be truncated (a reader in the middle of a
+    /// query past the busy timeout keeps it).
+    pub fn scrub(&self) -> Result<bool> {
+        self.conn
+            .execute_batch(
+                "INSERT INTO messages_fts (messages_fts) VALUES ('optimize');
+                 INSERT INTO sessions_fts (sessions_fts) VALUES ('optimize');",
+            )
+            .map_err(|e| self.err(e))?;
+        self.checkpoint()
+    }
+
+    /// Checkpoints the write-ahead log into the database and truncates it;
+    /// false when a reader kept it from finishing.
+    pub fn checkpoint(&self) -> Result<bool> {
+        let busy: i64 = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        Ok(busy == 0)
+    }
+
     /// Runs `f` in a transaction, committing when it succeeds.
     pub(crate) fn in_transaction<T>(
         &mut self,
@@ -264,5 +300,206 @@ impl Store {
     /// Wraps a rusqlite error with this store's path.
     pub(crate) fn wrap(&self, e: rusqlite::Error) -> StoreError {
         self.err(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::FileState;
+    use deja_model::{Message, Role, Session};
+
+    fn session(id: &str, texts: &[&str]) -> Session {
+        Session {
+            harness: "test".into(),
+            id: id.into(),
+            native_id: id.into(),
+            started_at_ms: 0,
+            updated_at_ms: 0,
+            project: Default::default(),
+            title: None,
+            parent_id: None,
+            precedence: 0,
+            messages: texts
+                .iter()
+                .map(|t| Message {
+                    role: Role::User,
+                    text: (*t).to_string(),
+                    timestamp_ms: 0,
+                    native_id: None,
+                })
+                .collect(),
+            files: vec![],
+            commands: vec![],
+        }
+    }
+
+    fn file<'a>(path: &'a str, settings: &'a str) -> FileState<'a> {
+        FileState {
+            harness: "test",
+            path,
+            size: 1,
+            mtime_ns: 1,
+            hash: "h",
+            reader: "test 1",
+            settings,
+        }
+    }
+
+    /// Gives every message of the store one unit, its vector cached under
+    /// `model`, keyed by the text itself.
+    fn embed_all(store: &mut Store, model: &str) {
+        let pending = store.pending_page(0, 100).unwrap();
+        let units: Vec<crate::embedding::Unit> = pending
+            .iter()
+            .map(|m| crate::embedding::Unit {
+                message: m.id,
+                ordinal: 0,
+                text_hash: m.text.clone(),
+            })
+            .collect();
+        let vector = [1.0f32, 0.0];
+        let vectors: Vec<(&str, &[f32])> = units
+            .iter()
+            .map(|u| (u.text_hash.as_str(), &vector[..]))
+            .collect();
+        store.add_units(model, &vectors, &units).unwrap();
+    }
+
+    fn cached(store: &Store) -> Vec<String> {
+        let mut stmt = store
+            .conn()
+            .prepare("SELECT text_hash || '/' || model FROM embeddings ORDER BY 1")
+            .unwrap();
+        let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+        rows.map(|r| r.unwrap()).collect()
+    }
+
+    #[test]
+    fn an_older_database_is_migrated_and_its_sources_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        {
+            let conn = Connection::open(&path).unwrap();
+            for sql in &schema::MIGRATIONS[..2] {
+                conn.execute_batch(sql).unwrap();
+            }
+            conn.execute_batch(
+                "PRAGMA user_version = 2;
+                 INSERT INTO sources (harness, path, size, mtime_ns, hash, indexed_at, reader)
+                 VALUES ('test', '/t', 1, 1, 'h', 0, 'test 1');",
+            )
+            .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.version().unwrap(), schema::current_version());
+        let source = store.source("test", "/t").unwrap().unwrap();
+        // Settings unknown: differs from any fingerprint, so it is read again.
+        assert_eq!(source.settings, "");
+    }
+
+    #[test]
+    fn a_failure_is_recorded_and_cleared_by_the_next_success() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("index.sqlite")).unwrap();
+        store
+            .record_failure(&file("/t", "s1"), "too large")
+            .unwrap();
+        let failed = store.failed_sources().unwrap();
+        assert_eq!(failed.len(), 1);
+        assert_eq!(
+            store
+                .source("test", "/t")
+                .unwrap()
+                .unwrap()
+                .error
+                .as_deref(),
+            Some("too large")
+        );
+        store
+            .apply(&file("/t", "s2"), &[session("a", &["hello"])])
+            .unwrap();
+        assert!(store.failed_sources().unwrap().is_empty());
+        let known = store.source("test", "/t").unwrap().unwrap();
+        assert_eq!((known.error, known.settings.as_str()), (None, "s2"));
+    }
+
+    #[test]
+    fn vectors_of_dropped_texts_go_and_the_others_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("index.sqlite")).unwrap();
+        store
+            .apply(
+                &file("/a", ""),
+                &[session("a", &["alpha", "shared", "gamma"])],
+            )
+            .unwrap();
+        store
+            .apply(&file("/b", ""), &[session("b", &["shared", "delta"])])
+            .unwrap();
+        embed_all(&mut store, "m1");
+        // A vector kept for another model is not dropped by a change.
+        store
+            .add_units("m0", &[("alpha", &[0.0f32, 1.0][..])], &[])
+            .unwrap();
+
+        // The third message of `a` changes: its units and its neighbour's
+        // are dropped; the old text's vector goes, the neighbour's is kept
+        // for the re-embedding ("shared" is also used by `b`).
+        store
+            .apply(
+                &file("/a", ""),
+                &[session("a", &["alpha", "shared", "gamma2"])],
+            )
+            .unwrap();
+        assert_eq!(store.prune_embeddings().unwrap(), 1);
+        assert_eq!(
+            cached(&store),
+            ["alpha/m0", "alpha/m1", "delta/m1", "shared/m1"]
+        );
+        embed_all(&mut store, "m1");
+        assert_eq!(store.prune_embeddings().unwrap(), 0);
+
+        // Forgetting `a` drops every vector no remaining unit uses, whatever
+        // its model.
+        let rows = vec![store.session_row("test", "a").unwrap().unwrap()];
+        assert_eq!(store.forget(&rows).unwrap(), 1);
+        assert_eq!(cached(&store), ["delta/m1", "shared/m1"]);
+    }
+
+    #[test]
+    fn forgotten_text_is_left_in_no_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        let mut store = Store::open(&path).unwrap();
+        let long = "zebraquokka ".repeat(2000);
+        store
+            .apply(
+                &file("/a", ""),
+                &[session("a", &["zebraquokka here", &long])],
+            )
+            .unwrap();
+        store
+            .apply(&file("/b", ""), &[session("b", &["an ordinary answer"])])
+            .unwrap();
+        let rows = vec![store.session_row("test", "a").unwrap().unwrap()];
+        store.forget(&rows).unwrap();
+        for entry in std::fs::read_dir(dir.path()).unwrap() {
+            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+            assert!(!bytes.windows(8).any(|w| w == b"raquokka"));
+        }
+        assert_eq!(store.sessions(&Default::default(), None).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn an_existing_open_folder_is_made_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("deja");
+        std::fs::create_dir(&data).unwrap();
+        std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o755)).unwrap();
+        create_private_dir(&data).unwrap();
+        let mode = std::fs::metadata(&data).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
     }
 }

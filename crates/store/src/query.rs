@@ -388,8 +388,11 @@ impl Store {
     }
 
     /// Removes sessions and everything derived from them (messages, FTS rows,
-    /// embedding units, records) and records tombstones so that indexing never
-    /// brings them back. Returns how many were removed.
+    /// embedding units, records, and every cached vector that no remaining
+    /// unit uses) and records tombstones so that indexing never brings them
+    /// back; then scrubs the files of the store so that no copy of their text
+    /// is left in free space, old full-text segments or the write-ahead log
+    /// ([`Store::scrub`]). Returns how many were removed.
     pub fn forget(&mut self, rows: &[SessionRow]) -> Result<usize> {
         let path = self.path.clone();
         let wrap = |source| super::sqlite_error(&path, source);
@@ -407,6 +410,8 @@ impl Store {
                 .map_err(wrap)?;
         }
         tx.commit().map_err(wrap)?;
+        self.prune_all_embeddings()?;
+        self.scrub()?;
         Ok(n)
     }
 

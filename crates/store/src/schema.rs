@@ -148,6 +148,23 @@ CREATE TRIGGER sessions_ad AFTER DELETE ON sessions BEGIN
     DELETE FROM sessions_fts WHERE rowid = old.id;
 END;
 "#,
+    // 3: what else a transcript was read with besides its reader's version
+    //    (a fingerprint of the reader's config section and of the redaction
+    //    settings), so that changing them re-reads it; and the text hashes of
+    //    dropped embedding units, whose cached vectors go once nothing uses
+    //    them.
+    r#"
+ALTER TABLE sources ADD COLUMN settings TEXT NOT NULL DEFAULT '';
+
+CREATE TABLE dropped_units (
+    text_hash TEXT PRIMARY KEY
+) WITHOUT ROWID;
+DROP TRIGGER chunks_ad;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT OR IGNORE INTO vector_trash (key) VALUES (old.id);
+    INSERT OR IGNORE INTO dropped_units (text_hash) VALUES (old.text_hash);
+END;
+"#,
 ];
 
 /// The schema version this deja writes.

@@ -199,11 +199,8 @@ impl VectorIndex {
     pub fn save_atomic(&self) -> Result<()> {
         let dir = self.path.parent().unwrap_or(Path::new("."));
         let tmp = dir.join(format!(
-            ".{}.tmp-{}",
-            self.path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            "{}{}",
+            temporary_prefix(&self.path),
             std::process::id()
         ));
         let tmp_text = tmp.to_string_lossy().into_owned();
@@ -221,6 +218,53 @@ impl VectorIndex {
         }
         Ok(())
     }
+}
+
+/// The name prefix of the temporary copies [`VectorIndex::save_atomic`]
+/// writes beside the index file at `path` (`.<name>.tmp-`, then a pid).
+fn temporary_prefix(path: &Path) -> String {
+    format!(
+        ".{}.tmp-",
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    )
+}
+
+/// Removes temporary copies of the index file at `path` left by a writer
+/// that died while saving (`kill -9`, a crash, power loss). Only the writer
+/// saves the index, so the caller must hold the writer lock: then every such
+/// file is stale. Returns how many were removed.
+pub fn remove_stale_temporaries(path: &Path) -> Result<usize> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let prefix = temporary_prefix(path);
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => {
+            return Err(VectorError::Index {
+                path: dir.to_path_buf(),
+                message: e.to_string(),
+            })
+        }
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let Some(pid) = name.strip_prefix(&prefix) else {
+            continue;
+        };
+        if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        if entry.file_type().is_ok_and(|t| t.is_file())
+            && std::fs::remove_file(entry.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    Ok(removed)
 }
 
 /// How many vectors the index file at `path` holds, read from its header
@@ -429,4 +473,43 @@ fn since(store: &Store, model: &str, mark: i64) -> Result<HashMap<u64, Vec<f32>>
         out.insert(id as u64, from_blob(&blob));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_temporaries_of_the_index_are_removed_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vectors.usearch");
+        for name in [
+            ".vectors.usearch.tmp-123",
+            ".vectors.usearch.tmp-99999999",
+            ".vectors.usearch.tmp-x",
+            ".other.tmp-123",
+            "vectors.usearch",
+        ] {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        assert_eq!(remove_stale_temporaries(&path).unwrap(), 2);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                ".other.tmp-123",
+                ".vectors.usearch.tmp-x",
+                "vectors.usearch"
+            ]
+        );
+        // A folder that does not exist yet holds nothing stale.
+        assert_eq!(
+            remove_stale_temporaries(&dir.path().join("none/vectors.usearch")).unwrap(),
+            0
+        );
+    }
 }

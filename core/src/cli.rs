@@ -188,6 +188,9 @@ pub struct RecallArgs {
     /// Ranking (default: `recall.mode`).
     #[arg(long)]
     pub mode: Option<ModeArg>,
+    /// At most N hits from one session (default: no limit); the others are counted.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub per_session: Option<u16>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,

@@ -329,3 +329,99 @@ fn paraphrases_find_the_right_session_with_the_real_model() {
         .iter()
         .all(|h| h["harness"] == "gemini"));
 }
+
+#[test]
+fn per_session_caps_hits_of_one_session_and_counts_the_rest() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let mut history = String::from("\n# aider chat started at 2026-07-17 09:00:00\n\n");
+    for i in 0..4 {
+        history.push_str(&format!(
+            "#### the quokka cache expired again, attempt {i}  \n\nThe quokka cache entry expired because its TTL was {i} minutes.\n\n"
+        ));
+    }
+    let other = "\n# aider chat started at 2026-08-01 10:00:00\n\n#### why does the quokka cache expire so soon?  \n\nIts TTL is short.\n";
+    sb.write("work/a/.aider.chat.history.md", &history);
+    sb.write("work/b/.aider.chat.history.md", other);
+    sb.write(
+        ".config/deja/aider-projects",
+        format!(
+            "{}\n{}\n",
+            sb.home.join("work/a").display(),
+            sb.home.join("work/b").display()
+        ),
+    );
+    sb.ok(&["index"]);
+    let sessions = |v: &Value| -> Vec<String> {
+        v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["session_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let all = sb
+        .ok(&[
+            "recall",
+            "--json",
+            "--mode",
+            "lexical",
+            "-n",
+            "5",
+            "quokka cache expired",
+        ])
+        .json();
+    let ids = sessions(&all);
+    assert!(
+        ids.len() > 2 && ids.iter().filter(|s| **s == ids[0]).count() > 1,
+        "without a cap one session fills the list: {ids:?}"
+    );
+    let capped = sb
+        .ok(&[
+            "recall",
+            "--json",
+            "--mode",
+            "lexical",
+            "-n",
+            "5",
+            "--per-session",
+            "1",
+            "quokka cache expired",
+        ])
+        .json();
+    let ids = sessions(&capped);
+    let mut distinct = ids.clone();
+    distinct.dedup();
+    assert_eq!(
+        ids.len(),
+        2,
+        "one hit per session, two sessions: {capped:#}"
+    );
+    assert_eq!(distinct.len(), ids.len(), "{ids:?}");
+    let more: u64 = capped["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["more_in_session"].as_u64().unwrap())
+        .sum();
+    assert!(
+        more >= 3,
+        "the other messages of the first session are counted: {capped:#}"
+    );
+    let text = sb
+        .ok(&[
+            "recall",
+            "--mode",
+            "lexical",
+            "--per-session",
+            "1",
+            "quokka cache expired",
+        ])
+        .stdout;
+    assert!(
+        text.contains("more matching messages in this session"),
+        "{text}"
+    );
+    let zero = sb.run(&["recall", "--per-session", "0", "quokka"]);
+    assert_eq!(zero.code, 2, "{}", zero.stderr);
+}

@@ -46,7 +46,7 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         scope: &candidates,
         limit,
         tuning: Tuning::default(),
-        per_session: None,
+        per_session: args.per_session.map(usize::from),
     })?;
     for notice in &answer.notices {
         output::warn(notice);
@@ -100,6 +100,7 @@ fn hit_json(h: &Hit) -> serde_json::Value {
         "text": h.text,
         "source_path": h.source_path,
         "duplicates": h.duplicates,
+        "more_in_session": h.more_in_session,
     })
 }
 
@@ -128,6 +129,17 @@ fn print_hits(hits: &[Hit], query: &str) {
             println!(
                 "    {}",
                 s.dim(&format!("(also in {} other sessions)", h.duplicates.len()))
+            );
+        }
+        if h.more_in_session > 0 {
+            let more = h.more_in_session;
+            let noun = if more == 1 { "message" } else { "messages" };
+            println!(
+                "    {}",
+                s.dim(&format!(
+                    "({more} more matching {noun} in this session: deja show {})",
+                    h.session_id
+                ))
             );
         }
     }

@@ -102,6 +102,10 @@ async def main(deja):
             check("a huge limit is a tool error naming it", huge.is_error and "limit" in text_of(huge), text_of(huge))
             wrong = await session.call_tool("recall", {"query": 42})
             check("a wrong argument type is a tool error", wrong.is_error and "invalid arguments" in text_of(wrong), text_of(wrong))
+            unknown = await session.call_tool("recall", {"query": "tenant", "harness": "nosuch"})
+            check("an unknown harness is a tool error naming what exists", unknown.is_error and "aider" in text_of(unknown), text_of(unknown))
+            nowhere = await session.call_tool("sessions", {"project": "/no/such/project"})
+            check("an unknown project is a tool error naming projects", nowhere.is_error and "billing-api" in text_of(nowhere), text_of(nowhere))
             missing = await session.call_tool("session", {"id": "no-such-session"})
             check("an unknown session is a tool error", missing.is_error and "no session" in text_of(missing), text_of(missing))
             try:

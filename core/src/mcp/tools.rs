@@ -183,6 +183,55 @@ fn date(value: &Option<String>, name: &str) -> Result<Option<i64>, CallError> {
         .transpose()
 }
 
+/// An unknown `harness` or a `project` no session belongs to is the
+/// caller's mistake: the error names what exists, so the model can retry.
+fn check_scope(store: &Store, filter: &SessionFilter) -> Result<(), CallError> {
+    let fail = |e: deja_store::StoreError| bad(e.to_string());
+    if let Some(h) = &filter.harness {
+        let indexed = store.harness_counts().map_err(fail)?;
+        if !indexed.iter().any(|(name, _)| name == h) {
+            let known = indexed
+                .iter()
+                .map(|(name, n)| format!("`{name}` ({n} sessions)"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(bad(format!(
+                "no session of harness `{h}`; the index holds {}",
+                if known.is_empty() {
+                    "no sessions".to_string()
+                } else {
+                    known
+                }
+            )));
+        }
+    }
+    if let Some(p) = &filter.project {
+        let only = SessionFilter {
+            project: Some(p.clone()),
+            ..SessionFilter::default()
+        };
+        if store.count_sessions(&only).map_err(fail)? == 0 {
+            let (projects, total) = store.project_counts(10).map_err(fail)?;
+            let names = projects
+                .iter()
+                .filter_map(|c| {
+                    let pr = &c.project;
+                    pr.dir
+                        .as_deref()
+                        .or(pr.name.as_deref())
+                        .or(pr.id.as_deref())
+                })
+                .map(|n| format!("`{}`", frame::neutralise(n)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(bad(format!(
+                "no session of project `{p}`; projects with sessions ({total} in all) include {names}"
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn nonempty(value: Option<String>) -> Option<String> {
     value.filter(|v| !v.trim().is_empty())
 }
@@ -215,6 +264,7 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
         },
         role,
     };
+    check_scope(engine.store(), &scope.filter)?;
     let answer = engine
         .recall(&Query {
             text: &query,
@@ -553,6 +603,7 @@ pub fn sessions(store: &Store, args: SessionsArgs, limits: &Limits) -> Result<An
         since: date(&args.since, "since")?,
         until: None,
     };
+    check_scope(store, &filter)?;
     let rows = store
         .sessions(&filter, Some(limit))
         .map_err(|e| bad(e.to_string()))?;

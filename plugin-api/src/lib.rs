@@ -11,12 +11,14 @@
 //! - [`module`]: the frozen root module of function pointers, and how the ABI evolves.
 //! - [`export`]: the [`Reader`] trait and the export helper, which catches every
 //!   panic inside the plugin and returns it as an error value.
-//! - [`discover`] and [`text`]: helpers most readers need (config roots and
-//!   excludes, a bounded folder walk, decoding arbitrary bytes to text).
+//! - [`discover`], [`text`] and [`paths`]: helpers most readers need (config
+//!   roots and excludes, a bounded folder walk, decoding arbitrary bytes to
+//!   text, path strings of any operating system).
 
 pub mod discover;
 pub mod export;
 pub mod module;
+pub mod paths;
 pub mod text;
 pub mod types;
 pub mod version;

@@ -22,13 +22,13 @@ use serde_json::Value;
 
 use crate::content;
 use crate::lineage::{Lineage, Turn};
-use crate::paths;
 use crate::project;
 use crate::queue::Queue;
 use crate::records::{result_text, Block, Record};
 use crate::time;
 use crate::title::Titles;
 use crate::tools::{self, Effect};
+use deja_plugin_api::paths;
 
 /// A session under construction.
 #[derive(Debug, Default)]

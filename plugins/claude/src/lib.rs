@@ -27,7 +27,6 @@ pub mod layout;
 pub mod lineage;
 pub mod markup;
 pub mod parse;
-pub mod paths;
 pub mod project;
 pub mod queue;
 pub mod records;

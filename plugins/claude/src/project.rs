@@ -10,7 +10,7 @@
 
 use deja_plugin_api::{Project, ROption, RString};
 
-use crate::paths;
+use deja_plugin_api::paths;
 
 /// Claude Code's folder name for working directory `cwd`.
 pub fn encode(cwd: &str) -> String {

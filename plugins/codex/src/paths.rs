@@ -1,49 +1,15 @@
-//! Path strings as Codex wrote them, on any operating system: a rollout made
-//! on Windows (`c:\Users\me\vault`) is read on Linux too, so these helpers
-//! understand both separators instead of using `std::path`.
+//! Path strings as Codex wrote them: the shared helpers of the plugin API,
+//! and a join for rollouts whose working directory may be unknown.
 
-/// Whether `path` is a Windows path: a drive letter (`C:\`, `c:/`) or a UNC share (`\\host`).
-pub fn is_windows(path: &str) -> bool {
-    let drive = matches!(
-        path.as_bytes(),
-        [letter, b':', b'\\' | b'/', ..] if letter.is_ascii_alphabetic()
-    );
-    drive || path.starts_with("\\\\")
-}
+pub use deja_plugin_api::paths::basename;
 
-/// Whether `path` is absolute on Unix or Windows.
-pub fn is_absolute(path: &str) -> bool {
-    path.starts_with('/') || is_windows(path)
-}
-
-/// `relative` resolved against `dir`, with `dir`'s separator; an absolute
-/// `relative` is returned unchanged, and so is any path when `dir` is unknown.
+/// `relative` resolved against `dir` (see [`deja_plugin_api::paths::join`]);
+/// any path is returned unchanged when `dir` is unknown or blank.
 pub fn join(dir: Option<&str>, relative: &str) -> String {
-    let Some(dir) = dir.filter(|d| !d.trim().is_empty()) else {
-        return relative.to_string();
-    };
-    if is_absolute(relative) {
-        return relative.to_string();
+    match dir.filter(|d| !d.trim().is_empty()) {
+        Some(dir) => deja_plugin_api::paths::join(dir, relative),
+        None => relative.to_string(),
     }
-    let windows = is_windows(dir);
-    let (sep, other) = if windows { ('\\', '/') } else { ('/', '\\') };
-    let relative = if windows {
-        relative.replace(other, "\\")
-    } else {
-        relative.to_string()
-    };
-    let relative = relative
-        .strip_prefix(&format!(".{sep}"))
-        .unwrap_or(&relative);
-    format!("{}{sep}{relative}", dir.trim_end_matches(['/', '\\']))
-}
-
-/// The last component of `path`, whichever separator it uses.
-pub fn basename(path: &str) -> Option<&str> {
-    path.trim_end_matches(['/', '\\'])
-        .rsplit(['/', '\\'])
-        .next()
-        .filter(|name| !name.is_empty() && !name.ends_with(':'))
 }
 
 #[cfg(test)]
@@ -51,32 +17,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn recognizes_absolute_paths_of_both_systems() {
-        assert!(is_absolute("/home/me/a.rs"));
-        assert!(is_absolute("C:\\Users\\me"));
-        assert!(is_absolute("c:/Users/me"));
-        assert!(is_absolute("\\\\server\\share"));
-        assert!(!is_absolute("src/main.rs"));
-        assert!(!is_absolute("C:"));
-    }
-
-    #[test]
-    fn joins_with_the_directory_separator() {
+    fn joins_only_with_a_known_directory() {
         assert_eq!(join(Some("/p/x/"), "src/a.rs"), "/p/x/src/a.rs");
         assert_eq!(join(Some("/p/x"), "./a.rs"), "/p/x/a.rs");
         assert_eq!(join(Some("/p/x"), "/etc/hosts"), "/etc/hosts");
         assert_eq!(join(None, "a.rs"), "a.rs");
+        assert_eq!(join(Some("  "), "a.rs"), "a.rs");
         assert_eq!(
             join(Some("c:\\users\\me\\vault"), "notes/a.md"),
             "c:\\users\\me\\vault\\notes\\a.md"
         );
-    }
-
-    #[test]
-    fn basenames_of_both_systems() {
-        assert_eq!(basename("/home/me/proj/"), Some("proj"));
-        assert_eq!(basename("c:\\users\\me\\IDAHO-VAULT"), Some("IDAHO-VAULT"));
-        assert_eq!(basename("/"), None);
-        assert_eq!(basename("C:\\"), None);
     }
 }

@@ -17,7 +17,6 @@ pub mod content;
 pub mod discover;
 pub mod ids;
 pub mod parent;
-pub mod paths;
 pub mod project;
 pub mod records;
 pub mod replay;

@@ -19,8 +19,8 @@ use deja_plugin_api::{text, Project, ROption};
 use serde::Deserialize;
 
 use crate::ids::sha256_hex;
-use crate::paths;
 use crate::records::Metadata;
+use deja_plugin_api::paths;
 
 /// Where a chat file sits in a Gemini tree.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,9 +9,9 @@
 use deja_plugin_api::{CommandOrigin, CommandRecord, FileAction, FileRecord, RString};
 use serde_json::Value;
 
-use crate::paths;
 use crate::records::{MessageRecord, ToolCallRecord};
 use crate::time;
+use deja_plugin_api::paths;
 
 /// What a tool does, as far as deja cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,40 +1,8 @@
-//! Path strings as Qwen Code wrote them, on any operating system: a session
-//! recorded on Windows (`C:\Users\me\proj`) is read on Linux too, so these
-//! helpers understand both separators instead of using `std::path`.
+//! Path strings as Qwen Code wrote them: the shared helpers of the plugin API
+//! (both separators, any operating system), and Qwen Code's own encoding of a
+//! project directory into its folder name.
 
-/// Whether `path` is a Windows path: a drive letter (`C:\`, `c:/`) or a UNC share.
-pub fn is_windows(path: &str) -> bool {
-    let drive = matches!(
-        path.as_bytes(),
-        [letter, b':', b'\\' | b'/', ..] if letter.is_ascii_alphabetic()
-    );
-    drive || path.starts_with("\\\\")
-}
-
-/// `relative` resolved against `dir` with `dir`'s separator; an absolute
-/// `relative` (Unix or Windows) is returned unchanged.
-pub fn join(dir: &str, relative: &str) -> String {
-    if relative.starts_with('/') || is_windows(relative) {
-        return relative.to_string();
-    }
-    let (sep, relative) = if is_windows(dir) {
-        ('\\', relative.replace('/', "\\"))
-    } else {
-        ('/', relative.to_string())
-    };
-    let relative = relative
-        .strip_prefix(&format!(".{sep}"))
-        .unwrap_or(&relative);
-    format!("{}{sep}{relative}", dir.trim_end_matches(['/', '\\']))
-}
-
-/// The last component of `path`, whichever separator it uses.
-pub fn basename(path: &str) -> Option<&str> {
-    path.trim_end_matches(['/', '\\'])
-        .rsplit(['/', '\\'])
-        .next()
-        .filter(|name| !name.is_empty() && !name.ends_with(':'))
-}
+pub use deja_plugin_api::paths::{basename, is_windows, join};
 
 /// qwen-code's `sanitizeCwd`, the name of a project's folder: lower-cased when
 /// the directory is a Windows path, then every character that is not an ASCII

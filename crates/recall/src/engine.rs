@@ -277,12 +277,11 @@ impl Engine {
                 Ok(v) => {
                     // The saved file is opened (memory-mapped) once and kept
                     // while it is the current one.
+                    let meta = std::fs::metadata(&self.vectors_path).ok();
                     let file = IndexFile {
                         watermark: vectors::watermark(store)?,
-                        size: std::fs::metadata(&self.vectors_path).map_or(0, |m| m.len()),
-                        modified: std::fs::metadata(&self.vectors_path)
-                            .and_then(|m| m.modified())
-                            .ok(),
+                        size: meta.as_ref().map_or(0, |m| m.len()),
+                        modified: meta.and_then(|m| m.modified().ok()),
                     };
                     if self.index.as_ref().is_none_or(|(known, _)| *known != file) {
                         let opened = VectorIndex::open(&self.vectors_path, stamp.dims, true);

@@ -232,7 +232,7 @@ pub struct Plugins {
 }
 
 /// `[harness.<name>]`: one reader's settings.
-#[derive(Debug, Clone, Deserialize, Default)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct Harness {
     /// Whether the reader runs at all.
     #[serde(default = "yes")]
@@ -250,6 +250,18 @@ pub struct Harness {
 
 fn yes() -> bool {
     true
+}
+
+/// A missing section means the same as an empty one: the reader runs.
+impl Default for Harness {
+    fn default() -> Self {
+        Harness {
+            enabled: true,
+            roots: Vec::new(),
+            exclude: Vec::new(),
+            extra: Table::new(),
+        }
+    }
 }
 
 impl Harness {
@@ -879,6 +891,15 @@ mod tests {
 
     fn no_env(_: &str) -> Option<String> {
         None
+    }
+
+    #[test]
+    fn a_default_harness_section_is_an_empty_one() {
+        let empty: Harness = toml::from_str("").unwrap();
+        let default = Harness::default();
+        assert!(default.enabled);
+        assert_eq!(empty.enabled, default.enabled);
+        assert_eq!(empty.to_table(), default.to_table());
     }
 
     #[test]

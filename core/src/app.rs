@@ -140,8 +140,9 @@ impl App {
             .config
             .harness
             .get(harness)
-            .map(|h| h.to_table())
-            .unwrap_or_default();
+            .cloned()
+            .unwrap_or_default()
+            .to_table();
         let config_json = serde_json::to_string(&section)
             .with_context(|| format!("cannot pass the `harness.{harness}` config to its plugin"))?;
         Ok(deja_host::Context::from_process(

@@ -48,78 +48,89 @@ pub fn expand_home(path: &str, home: &Path) -> PathBuf {
     }
 }
 
-/// Compiled exclude patterns.
-#[derive(Debug, Clone, Default)]
+/// Compiled exclude patterns (globset syntax: `*` and `?` within one path
+/// component, `**` across components, `[abc]` classes, `{a,b}` alternatives).
+/// A pattern without `/` matches any single component of a path (`scratch*`);
+/// a pattern with `/` matches the whole path or any folder above it
+/// (`~/private` leaves out everything below that folder).
+#[derive(Debug, Clone)]
 pub struct Excludes {
-    patterns: Vec<String>,
+    components: globset::GlobSet,
+    paths: globset::GlobSet,
+    invalid: Vec<String>,
+}
+
+impl Default for Excludes {
+    fn default() -> Self {
+        Excludes {
+            components: globset::GlobSet::empty(),
+            paths: globset::GlobSet::empty(),
+            invalid: Vec::new(),
+        }
+    }
+}
+
+fn compile(pattern: &str) -> Result<globset::Glob, globset::Error> {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(!cfg!(windows))
+        .build()
 }
 
 impl Excludes {
-    /// Patterns from the config, with `~` expanded.
+    /// Patterns from the config, with `~` expanded. Patterns that do not
+    /// compile are kept as messages ([`Excludes::invalid`]) and match nothing.
     pub fn new(patterns: &[String], home: &Path) -> Self {
-        Excludes {
-            patterns: patterns
-                .iter()
-                .map(|p| expand_home(p, home).to_string_lossy().into_owned())
-                .collect(),
-        }
-    }
-
-    /// Whether `path` matches a pattern. A pattern without `/` matches any
-    /// single path component (e.g. `scratch*`); otherwise it matches the whole
-    /// path or a prefix of it ending at a component boundary.
-    pub fn matches(&self, path: &Path) -> bool {
-        let text = path.to_string_lossy();
-        self.patterns.iter().any(|p| {
-            if p.contains('/') || p.contains(std::path::MAIN_SEPARATOR) {
-                glob_match(p, &text) || prefix_match(p, &text)
+        let mut components = globset::GlobSetBuilder::new();
+        let mut paths = globset::GlobSetBuilder::new();
+        let mut invalid = Vec::new();
+        for raw in patterns {
+            let pattern = expand_home(raw, home).to_string_lossy().into_owned();
+            let has_separator =
+                pattern.contains('/') || pattern.contains(std::path::MAIN_SEPARATOR);
+            let compiled = if has_separator {
+                let trimmed = pattern.trim_end_matches('/');
+                compile(trimmed).and_then(|whole| {
+                    paths.add(whole);
+                    compile(&format!("{trimmed}/**")).map(|below| {
+                        paths.add(below);
+                    })
+                })
             } else {
-                path.components()
-                    .any(|c| glob_match(p, &c.as_os_str().to_string_lossy()))
+                compile(&pattern).map(|g| {
+                    components.add(g);
+                })
+            };
+            if let Err(e) = compiled {
+                invalid.push(format!("exclude pattern `{raw}` is not a valid glob: {e}"));
             }
-        })
+        }
+        let build = |b: globset::GlobSetBuilder, what: &mut Vec<String>| {
+            b.build().unwrap_or_else(|e| {
+                what.push(format!("exclude patterns cannot be compiled: {e}"));
+                globset::GlobSet::empty()
+            })
+        };
+        let components = build(components, &mut invalid);
+        let paths = build(paths, &mut invalid);
+        Excludes {
+            components,
+            paths,
+            invalid,
+        }
     }
-}
 
-fn prefix_match(pattern: &str, text: &str) -> bool {
-    let pattern = pattern.trim_end_matches('/');
-    // Every prefix of `text` that ends at a component boundary.
-    text.char_indices()
-        .filter(|&(_, c)| c == '/')
-        .map(|(i, _)| &text[..i])
-        .any(|prefix| glob_match(pattern, prefix))
-}
+    /// Messages for the patterns that did not compile.
+    pub fn invalid(&self) -> &[String] {
+        &self.invalid
+    }
 
-/// Matches `text` against a glob where `*` matches within a component, `**`
-/// across components and `?` one character.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    glob_at(&p, &t)
-}
-
-fn glob_at(p: &[char], t: &[char]) -> bool {
-    match p.first() {
-        None => t.is_empty(),
-        Some('*') if p.get(1) == Some(&'*') => {
-            let rest = &p[2..];
-            let rest = rest.strip_prefix(&['/']).unwrap_or(rest);
-            (0..=t.len()).any(|i| glob_at(rest, &t[i..]) || glob_at(&p[2..], &t[i..]))
-        }
-        Some('*') => {
-            let rest = &p[1..];
-            for i in 0..=t.len() {
-                if glob_at(rest, &t[i..]) {
-                    return true;
-                }
-                if t.get(i) == Some(&'/') {
-                    break;
-                }
-            }
-            false
-        }
-        Some('?') => !t.is_empty() && t[0] != '/' && glob_at(&p[1..], &t[1..]),
-        Some(c) => t.first() == Some(c) && glob_at(&p[1..], &t[1..]),
+    /// Whether `path` matches a pattern.
+    pub fn matches(&self, path: &Path) -> bool {
+        self.paths.is_match(path)
+            || path
+                .components()
+                .any(|c| self.components.is_match(Path::new(c.as_os_str())))
     }
 }
 
@@ -134,10 +145,12 @@ pub struct Collector {
 impl Collector {
     /// A collector applying `excludes`.
     pub fn new(excludes: Excludes) -> Self {
-        Collector {
-            excludes,
-            ..Default::default()
+        let mut collector = Collector::default();
+        for message in excludes.invalid() {
+            collector.warn(message.clone());
         }
+        collector.excludes = excludes;
+        collector
     }
 
     /// Records that `path` was examined, and why.
@@ -150,15 +163,22 @@ impl Collector {
     }
 
     /// Adds a transcript unless it is excluded or already present.
+    /// A path whose name is not UTF-8 cannot cross the plugin boundary
+    /// unchanged, so it becomes a warning naming it instead of a mangled path.
     pub fn add(&mut self, path: &Path) {
         if self.excludes.matches(path) {
             return;
         }
+        let Some(text) = path.to_str() else {
+            self.warn(format!(
+                "`{}`: the path is not valid UTF-8, so it is left out; hint: rename it",
+                path.display()
+            ));
+            return;
+        };
         let key = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         if self.seen.insert(key) {
-            self.discovery
-                .transcripts
-                .push(path.to_string_lossy().into_owned().into());
+            self.discovery.transcripts.push(text.into());
         }
     }
 
@@ -173,51 +193,50 @@ impl Collector {
     }
 
     /// Walks `root` down to `max_depth` levels of folders below it, calling
-    /// `visit` for every regular file; folders in [`SKIPPED_DIRS`] and excluded
-    /// paths are not entered, and unreadable folders become warnings.
+    /// `visit` for every regular file in name order; symbolic links are
+    /// followed (a link back to a folder above is reported, not looped
+    /// through), folders in [`SKIPPED_DIRS`] and excluded paths are not
+    /// entered, and unreadable folders become warnings.
     pub fn walk(&mut self, root: &Path, max_depth: usize, visit: &mut dyn FnMut(&mut Self, &Path)) {
-        self.walk_at(root, 0, max_depth, visit);
-    }
-
-    fn walk_at(
-        &mut self,
-        dir: &Path,
-        depth: usize,
-        max_depth: usize,
-        visit: &mut dyn FnMut(&mut Self, &Path),
-    ) {
-        let entries = match fs::read_dir(dir) {
-            Ok(entries) => entries,
-            Err(e) => {
-                if dir.exists() {
-                    self.warn(format!("cannot read folder `{}`: {e}", dir.display()));
-                }
-                return;
-            }
-        };
-        let mut paths: Vec<(PathBuf, bool)> = Vec::new();
-        for entry in entries.flatten() {
-            let path = entry.path();
-            // Follow symlinks for the kind, but never loop: depth is bounded.
-            let is_dir = match fs::metadata(&path) {
-                Ok(m) => m.is_dir(),
-                Err(_) => continue,
-            };
-            paths.push((path, is_dir));
+        if !root.exists() {
+            return;
         }
-        paths.sort();
-        for (path, is_dir) in paths {
-            if self.excludes.matches(&path) {
-                continue;
-            }
-            if is_dir {
-                let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-                let skipped = name.as_deref().is_some_and(|n| SKIPPED_DIRS.contains(&n));
-                if !skipped && depth < max_depth {
-                    self.walk_at(&path, depth + 1, max_depth, visit);
+        let excludes = self.excludes.clone();
+        let walker = walkdir::WalkDir::new(root)
+            .follow_links(true)
+            .min_depth(1)
+            .max_depth(max_depth.saturating_add(1))
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(move |entry| {
+                if excludes.matches(entry.path()) {
+                    return false;
                 }
-            } else {
-                visit(self, &path);
+                !(entry.file_type().is_dir()
+                    && entry
+                        .file_name()
+                        .to_str()
+                        .is_some_and(|n| SKIPPED_DIRS.contains(&n)))
+            });
+        for entry in walker {
+            match entry {
+                Ok(entry) if entry.file_type().is_file() => visit(self, entry.path()),
+                Ok(_) => {}
+                Err(e) => {
+                    let place = e
+                        .path()
+                        .map(|p| format!("`{}`", p.display()))
+                        .unwrap_or_else(|| format!("below `{}`", root.display()));
+                    if e.loop_ancestor().is_some() {
+                        self.warn(format!(
+                            "{place} links back to a folder above it; not followed"
+                        ));
+                    } else if let Some(io) = e.io_error() {
+                        if io.kind() != std::io::ErrorKind::NotFound {
+                            self.warn(format!("cannot read {place}: {io}"));
+                        }
+                    }
+                }
             }
         }
     }
@@ -239,14 +258,43 @@ pub fn split_path_list(value: &str) -> Vec<PathBuf> {
 mod tests {
     use super::*;
 
+    fn one(pattern: &str) -> Excludes {
+        Excludes::new(&[pattern.to_string()], Path::new("/home/u"))
+    }
+
     #[test]
     fn globs() {
-        assert!(glob_match("*.md", "notes.md"));
-        assert!(!glob_match("*.md", "a/notes.md"));
-        assert!(glob_match("**/*.md", "a/b/notes.md"));
-        assert!(glob_match("/home/**/scratch", "/home/u/x/scratch"));
-        assert!(glob_match("/tmp/a?c", "/tmp/abc"));
-        assert!(!glob_match("/tmp/a?c", "/tmp/a/c"));
+        assert!(one("*.md").matches(Path::new("notes.md")));
+        assert!(one("*.md").matches(Path::new("/a/notes.md")), "a component");
+        assert!(!one("/a/*.md").matches(Path::new("/a/b/notes.md")));
+        assert!(one("/a/**/*.md").matches(Path::new("/a/b/c/notes.md")));
+        assert!(one("/home/**/scratch").matches(Path::new("/home/u/x/scratch")));
+        assert!(one("/tmp/a?c").matches(Path::new("/tmp/abc")));
+        assert!(!one("/tmp/a?c").matches(Path::new("/tmp/a/c")));
+        assert!(one("/tmp/{x,y}z").matches(Path::new("/tmp/yz")));
+        assert!(one("/tmp/[ab]z").matches(Path::new("/tmp/bz")));
+    }
+
+    #[test]
+    fn an_invalid_pattern_is_reported_and_matches_nothing() {
+        let ex = one("/tmp/[oops");
+        assert_eq!(ex.invalid().len(), 1, "{:?}", ex.invalid());
+        assert!(ex.invalid()[0].contains("[oops"));
+        assert!(!ex.matches(Path::new("/tmp/[oops")));
+        let c = Collector::new(ex);
+        assert_eq!(c.finish().warnings.len(), 1);
+    }
+
+    #[test]
+    fn pathological_patterns_stay_fast() {
+        // Exponential for a backtracking matcher; linear for globset.
+        let pattern = format!("/{}b", "*a".repeat(30));
+        let text = format!("/{}", "a".repeat(60));
+        let started = std::time::Instant::now();
+        assert!(!one(&pattern).matches(Path::new(&text)));
+        let many = format!("/{}", "**/".repeat(20)) + "x";
+        assert!(!one(&many).matches(Path::new(&format!("/{}", "d/".repeat(40)))));
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]
@@ -281,5 +329,33 @@ mod tests {
             .collect();
         assert_eq!(found, vec!["/a/b/f", "/a/f"]);
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn walk_reports_link_loops_and_non_utf8_names() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::write(root.join("a/b/t.md"), "x").unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("a/b/up")).unwrap();
+        let odd = root.join(std::ffi::OsStr::from_bytes(b"caf\xe9.md"));
+        fs::write(&odd, "x").unwrap();
+        let mut c = Collector::default();
+        c.walk(root, 8, &mut |c, p| c.add(p));
+        let d = c.finish();
+        let found: Vec<&str> = d.transcripts.iter().map(|p| p.as_str()).collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].ends_with("a/b/t.md"));
+        let warnings: Vec<&str> = d.warnings.iter().map(|w| w.as_str()).collect();
+        assert!(
+            warnings.iter().any(|w| w.contains("links back")),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings.iter().any(|w| w.contains("not valid UTF-8")),
+            "{warnings:?}"
+        );
     }
 }

@@ -224,7 +224,12 @@ impl Sandbox {
 
     /// A command for the deja binary with a clean environment.
     pub fn command(&self) -> Command {
-        let mut cmd = Command::new(deja_bin());
+        self.command_of(&deja_bin())
+    }
+
+    /// A command for `program` with the clean environment deja runs in.
+    pub fn command_of(&self, program: &Path) -> Command {
+        let mut cmd = Command::new(program);
         cmd.env_clear()
             .env("HOME", &self.home)
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())

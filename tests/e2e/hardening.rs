@@ -1,12 +1,13 @@
 //! Crash, concurrency and secret-redaction tests: `kill -9` at random points
-//! (embedding included), recall while an index runs, two index runs at once,
+//! (embedding included), recall while an index runs and two index runs at
+//! once (held mid-run by a test reader, not timed by sleeps),
 //! and fake secrets that must reach neither the store nor any output.
 
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::common::{gemini_session, Sandbox};
+use crate::common::{gemini_session, install_plugin, lib_name, test_plugins, Sandbox};
 
 fn corpus(sb: &mut Sandbox, sessions: u32, messages: usize) {
     let gemini = sb.home.join(".gemini");
@@ -106,88 +107,159 @@ fn killed_at_random_points_with_embeddings_the_next_index_completes() {
     );
 }
 
+/// Installs the test reader that blocks mid-index (see
+/// `tests/plugins/gated`) and returns the config section that enables it.
+fn gated(sb: &Sandbox) -> String {
+    install_plugin(
+        &test_plugins().join(lib_name("deja_plugin_test_gated")),
+        &sb.plugin_dir(),
+    );
+    std::fs::create_dir_all(sb.home.join("gated")).unwrap();
+    "[harness.gated]\nroots = [\"~/gated\"]\n".into()
+}
+
+/// Writes a gated transcript that holds the index run parsing it until
+/// [`release`]; returns its path.
+fn hold(sb: &Sandbox, text: &str) -> std::path::PathBuf {
+    sb.write("gated/wait.gated", text)
+}
+
+/// Waits (bounded) until the run reading `held` is inside the reader.
+fn wait_until_reached(held: &Path) {
+    let reached = held.with_extension("gated.reached");
+    let started = Instant::now();
+    while !reached.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the index run never reached the gated transcript"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Lets the run reading `held` go on.
+fn release(held: &Path) {
+    std::fs::write(held.with_extension("gated.go"), b"").unwrap();
+}
+
+/// Whether another process holds the writer lock, seen through the file system.
+fn writer_lock_held(sb: &Sandbox) -> bool {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(sb.data_dir().join("index.lock"))
+        .unwrap();
+    match file.try_lock() {
+        Ok(()) => false,
+        Err(std::fs::TryLockError::WouldBlock) => true,
+        Err(std::fs::TryLockError::Error(e)) => panic!("{e}"),
+    }
+}
+
 #[test]
 fn recall_works_while_an_index_runs() {
     let mut sb = Sandbox::new();
-    sb.config_with_model("");
+    let section = gated(&sb);
+    sb.config_with_model(&section);
     corpus(&mut sb, 10, 4);
     sb.ok(&["index"]);
-    // More to index, so the next run takes a while.
+    // More to index, and a transcript that holds the run until released.
     let gemini = sb.home.join(".gemini");
-    for i in 100..130u32 {
+    for i in 100..110u32 {
         gemini_session(
             &gemini,
             "late",
             &format!("{i:08x}-1111-4222-8333-444455556666"),
             i % 60,
-            8,
+            4,
             "retry backoff",
         );
     }
+    let held = hold(&sb, "a held transcript about retry backoff\n");
     let mut child = sb
         .command()
         .arg("index")
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let started = Instant::now();
-    let mut answered = 0;
-    while child.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(120) {
-        for mode in ["lexical", "hybrid"] {
-            let out = sb.run(&["recall", "--mode", mode, "--json", "tenant scoping"]);
-            assert_eq!(
-                out.code, 0,
-                "recall failed during an index run: {}",
-                out.stderr
-            );
-            let v = out.json();
-            assert!(!v["hits"].as_array().unwrap().is_empty());
-            answered += 1;
-        }
-        let out = sb.run(&["sessions", "--json"]);
-        assert_eq!(out.code, 0, "{}", out.stderr);
+    wait_until_reached(&held);
+    assert!(
+        writer_lock_held(&sb),
+        "the index run does not hold the lock"
+    );
+    for mode in ["lexical", "hybrid"] {
+        let out = sb.run(&["recall", "--mode", mode, "--json", "tenant scoping"]);
+        assert_eq!(
+            out.code, 0,
+            "recall failed during an index run: {}",
+            out.stderr
+        );
+        let v = out.json();
+        assert!(!v["hits"].as_array().unwrap().is_empty(), "{v:#}");
     }
+    let out = sb.run(&["sessions", "--json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(writer_lock_held(&sb), "the run ended before the reads");
+    release(&held);
     assert!(child.wait().unwrap().success());
-    assert!(answered >= 2, "the index finished before any recall ran");
     let v = sb
         .ok(&["recall", "--json", "-n", "3", "retry backoff"])
         .json();
     assert_eq!(v["mode"], "hybrid");
+    assert!(!v["hits"].as_array().unwrap().is_empty(), "{v:#}");
 }
 
 #[test]
 fn two_index_runs_at_once_take_turns() {
+    use std::io::BufRead;
+    let build = |sb: &mut Sandbox| {
+        let section = gated(sb);
+        sb.config(&format!("[embed]\nenabled = false\n{section}"));
+        corpus(sb, 30, 5);
+        hold(sb, "held while another run waits\n")
+    };
     let mut sb = Sandbox::new();
-    sb.config("[embed]\nenabled = false\n");
-    corpus(&mut sb, 150, 20);
+    let held = build(&mut sb);
     let a = sb
         .command()
         .arg("index")
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(20));
-    let b = sb
+    wait_until_reached(&held);
+    // The first run is inside the reader, holding the lock: the second waits.
+    let mut b = sb
         .command()
         .arg("index")
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
-    assert!(a.status.success() && b.status.success());
-    let err = format!(
-        "{}{}",
-        String::from_utf8_lossy(&a.stderr),
-        String::from_utf8_lossy(&b.stderr)
-    );
+    let mut b_err = std::io::BufReader::new(b.stderr.take().unwrap());
+    let mut told = String::new();
+    while !told.contains("waiting for it to finish") {
+        let mut line = String::new();
+        assert!(
+            b_err.read_line(&mut line).unwrap() > 0,
+            "the second run ended without waiting: {told}"
+        );
+        told.push_str(&line);
+    }
     assert!(
-        err.contains("waiting for it to finish"),
-        "the second run did not wait: {err}"
+        b.try_wait().unwrap().is_none(),
+        "the second run did not wait"
+    );
+    release(&held);
+    let a = a.wait_with_output().unwrap();
+    let b_status = b.wait().unwrap();
+    assert!(
+        a.status.success() && b_status.success(),
+        "{}",
+        String::from_utf8_lossy(&a.stderr)
     );
 
     let mut clean = Sandbox::new();
-    clean.config("[embed]\nenabled = false\n");
-    corpus(&mut clean, 150, 20);
+    let clean_held = build(&mut clean);
+    release(&clean_held);
     clean.ok(&["index"]);
     let expected = clean
         .dump()

@@ -437,3 +437,77 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// A full disk is the store's failure, not one transcript's: `deja index`
+/// stops with exit 2 naming the store and the cause, keeps what was there,
+/// and the next run with room completes. The disk is filled by a file-size
+/// limit (`ulimit -f`, with SIGXFSZ ignored so writes fail with EFBIG).
+#[cfg(unix)]
+#[test]
+fn a_full_disk_stops_the_index_with_exit_2_and_the_store_stays_consistent() {
+    let sb = sandbox();
+    sb.index();
+    let before = sb.dump();
+    // Plenty of new text: far more than the limit below lets the store grow.
+    let gemini = sb.home.join(".gemini");
+    for i in 0..40u32 {
+        gemini_session(
+            &gemini,
+            "bulk",
+            &format!("{i:08x}-2222-4222-8333-444455556666"),
+            i % 60,
+            60,
+            &format!(
+                "bulk topic {i} {}",
+                "padding words for a larger store ".repeat(20)
+            ),
+        );
+    }
+    let largest = ["index.sqlite", "index.sqlite-wal"]
+        .iter()
+        .filter_map(|f| std::fs::metadata(sb.data_dir().join(f)).ok())
+        .map(|m| m.len())
+        .max()
+        .unwrap();
+    // In 512-byte blocks (POSIX sh); a shell counting 1 KiB blocks only allows more.
+    let blocks = largest / 512 + 128;
+    let deja = crate::common::deja_bin();
+    let out = sb
+        .command_of(std::path::Path::new("/bin/sh"))
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f {blocks}; exec \"$0\" index"
+        ))
+        .arg(&deja)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(sb.database().to_str().unwrap()), "{stderr}");
+    assert!(
+        stderr.contains("full") || stderr.contains("too large") || stderr.contains("I/O"),
+        "the cause is not named: {stderr}"
+    );
+    assert!(
+        !stderr.contains("(skipped; what was indexed before is kept)"),
+        "reported as a transcript's problem: {stderr}"
+    );
+    // Consistent: what was indexed is still there, whole.
+    let kept = sb.dump();
+    for line in before.lines().filter(|l| l.contains("invoice export")) {
+        assert!(kept.contains(line), "lost: {line}");
+    }
+    // With room again, the next run completes and equals a clean index.
+    sb.ok(&["index"]);
+    let v = sb.ok(&["sessions", "--json"]).json();
+    assert_eq!(
+        v["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["project"]["name"] == "bulk" || s.to_string().contains("bulk"))
+            .count(),
+        40,
+        "{v:#}"
+    );
+}

@@ -425,3 +425,128 @@ fn per_session_caps_hits_of_one_session_and_counts_the_rest() {
     let zero = sb.run(&["recall", "--per-session", "0", "quokka"]);
     assert_eq!(zero.code, 2, "{}", zero.stderr);
 }
+
+/// A store whose semantic and lexical halves can be broken one at a time.
+fn two_halves() -> Sandbox {
+    let mut sb = Sandbox::new();
+    sb.config_with_model("");
+    let gemini = sb.home.join(".gemini");
+    for (i, topic) in ["tenant scoping", "cache eviction", "retry backoff"]
+        .iter()
+        .enumerate()
+    {
+        gemini_session(
+            &gemini,
+            "halves",
+            &format!("{i:08x}-3333-4222-8333-444455556666"),
+            i as u32 * 5,
+            4,
+            topic,
+        );
+    }
+    sb.env("GEMINI_CLI_HOME", sb.home.clone());
+    sb.ok(&["index"]);
+    sb
+}
+
+fn sql(sb: &Sandbox, statement: &str) {
+    rusqlite::Connection::open(sb.database())
+        .unwrap()
+        .execute_batch(statement)
+        .unwrap();
+}
+
+#[test]
+fn a_failing_semantic_half_is_a_warning_and_the_lexical_half_answers() {
+    let sb = two_halves();
+    // The vector file is gone and the embedding table cannot be read.
+    std::fs::remove_file(sb.data_dir().join("vectors.usearch")).unwrap();
+    sql(&sb, "UPDATE embeddings SET vector = 'not a vector';");
+    let out = sb.run(&["recall", "--json", "retry backoff"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v = out.json();
+    assert_eq!(v["mode"], "lexical", "{v:#}");
+    assert_eq!(v["missing_half"], "semantic", "{v:#}");
+    let warnings = v["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("the semantic search failed")),
+        "{v:#}"
+    );
+    assert!(
+        out.stderr.contains("the semantic search failed"),
+        "{}",
+        out.stderr
+    );
+    let hits = v["hits"].as_array().unwrap();
+    assert!(!hits.is_empty(), "{v:#}");
+    assert!(hits[0]["text"].as_str().unwrap().contains("retry backoff"));
+    // Asked for semantic ranking only, the words answer, with the same warning.
+    let out = sb.run(&["recall", "--json", "--mode", "semantic", "retry backoff"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v = out.json();
+    assert_eq!(
+        (v["mode"].as_str(), v["missing_half"].as_str()),
+        (Some("lexical"), Some("semantic"))
+    );
+    assert!(!v["hits"].as_array().unwrap().is_empty(), "{v:#}");
+}
+
+#[test]
+fn a_failing_lexical_half_is_a_warning_and_the_semantic_half_answers() {
+    let sb = two_halves();
+    sql(&sb, "DROP TABLE messages_fts;");
+    let out = sb.run(&["recall", "--json", "retry backoff"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v = out.json();
+    assert_eq!(v["mode"], "semantic", "{v:#}");
+    assert_eq!(v["missing_half"], "lexical", "{v:#}");
+    assert!(
+        v["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("the full-text search failed"),
+        "{v:#}"
+    );
+    assert!(!v["hits"].as_array().unwrap().is_empty(), "{v:#}");
+    // Lexical mode has no other half: an error naming the store.
+    let out = sb.run(&["recall", "--mode", "lexical", "retry backoff"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("index.sqlite"), "{}", out.stderr);
+}
+
+#[test]
+fn an_unreadable_message_is_left_out_with_a_warning_and_the_rest_answer() {
+    let sb = two_halves();
+    // One message's text is no longer valid UTF-8.
+    sql(
+        &sb,
+        "UPDATE messages SET text = CAST(x'ff72657472792062' AS TEXT)
+         WHERE id = (SELECT min(id) FROM messages WHERE text LIKE '%retry backoff%');",
+    );
+    let out = sb.run(&[
+        "recall",
+        "--json",
+        "--mode",
+        "lexical",
+        "-n",
+        "20",
+        "retry backoff",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v = out.json();
+    let warnings: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("could not be read and is left out")),
+        "{v:#}"
+    );
+    assert!(!v["hits"].as_array().unwrap().is_empty(), "{v:#}");
+}

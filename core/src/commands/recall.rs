@@ -48,16 +48,16 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         tuning: Tuning::default(),
         per_session: args.per_session.map(usize::from),
     })?;
-    for notice in &answer.notices {
-        output::warn(notice);
-    }
     let warning = answer
         .semantic_unavailable
         .as_ref()
         .map(|w| format!("semantic recall unavailable: {w}; answering lexically"));
-    if let Some(w) = &warning {
+    // Every warning, on stderr and in `--json`: the one above first.
+    let warnings: Vec<String> = warning.iter().chain(&answer.notices).cloned().collect();
+    for w in &warnings {
         output::warn(w);
     }
+    let missing_half = answer.missing_half();
     let hits = answer.hits;
     // The process ends right after this command, without running library
     // destructors (see `deja_core::exit`); tearing the loaded model down here
@@ -70,6 +70,8 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
             "query": Redactor::from_config(&app.config.config.redact)?.text(&query),
             "mode": answer.mode.as_str(),
             "warning": warning,
+            "warnings": warnings,
+            "missing_half": missing_half,
             "hits": hits.iter().map(hit_json).collect::<Vec<_>>(),
         }))?;
     } else {

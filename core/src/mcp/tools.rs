@@ -275,14 +275,17 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
             per_session: Some(per_session),
         })
         .map_err(|e| bad(format!("recall failed: {e}")))?;
-    let warning = answer
+    let warnings: Vec<String> = answer
         .semantic_unavailable
         .as_ref()
-        .map(|w| format!("semantic recall unavailable ({w}); these hits are ranked by words only"));
+        .map(|w| format!("semantic recall unavailable ({w}); these hits are ranked by words only"))
+        .into_iter()
+        .chain(answer.notices.iter().cloned())
+        .collect();
     Ok(render_hits(
         &query,
         answer.mode,
-        warning,
+        (warnings, answer.missing_half()),
         &answer.hits,
         limits.max_answer_bytes,
     ))
@@ -292,7 +295,7 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
 fn render_hits(
     query: &str,
     mode: Mode,
-    warning: Option<String>,
+    (warnings, missing_half): (Vec<String>, Option<&str>),
     hits: &[Hit],
     max_bytes: usize,
 ) -> Answer {
@@ -365,10 +368,7 @@ fn render_hits(
     }
     text.push_str(&body);
     text.push_str(&close);
-    let mut notes = Vec::new();
-    if let Some(w) = &warning {
-        notes.push(w.clone());
-    }
+    let mut notes = warnings.clone();
     if left_out > 0 {
         notes.push(format!(
             "{left_out} more hits were left out to keep this answer under {max_bytes} bytes; ask with a smaller `limit` or read a session with the `session` tool"
@@ -385,7 +385,9 @@ fn render_hits(
         value: json!({
             "query": query,
             "mode": mode.as_str(),
-            "warning": warning,
+            "warning": warnings.first(),
+            "warnings": warnings,
+            "missing_half": missing_half,
             "hits": shown,
             "left_out": left_out,
         }),

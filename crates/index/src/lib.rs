@@ -90,8 +90,11 @@ fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
 }
 
 /// Indexes every transcript of every reader in `readers` into `store`.
-/// Only the store's own failures are errors; a transcript or a reader that
-/// fails is reported in the [`Report`].
+/// Only the store's own failures are errors, and they stop the run (disk
+/// full, a lock held past the timeout, a corrupt page: no later transcript
+/// would fare better, and each transcript's transaction keeps the store
+/// consistent); a transcript or a reader that fails is reported in the
+/// [`Report`] and the run goes on.
 pub fn run(
     readers: &[Reader<'_>],
     options: &Options<'_>,
@@ -136,7 +139,7 @@ pub fn run(
             &reader.context,
             &settings,
             redactor,
-        ) {
+        )? {
             Ok(Outcome::Unchanged) => {}
             Ok(Outcome::Indexed {
                 applied,
@@ -196,8 +199,9 @@ fn settings_fingerprint(context: &Context, redaction: &str) -> String {
     format!("config:{} redact:{redaction}", &config[..16])
 }
 
-/// Indexes one transcript if it changed. Errors are strings naming the reason
-/// (the caller adds the path). A transcript whose last read failed never
+/// Indexes one transcript if it changed. The transcript's own problems are
+/// `Ok(Err(reason))` (the caller adds the path); the store's are `Err`, which
+/// stop the run. A transcript whose last read failed never
 /// counts as unchanged: a raised size limit, a fixed permission (which does
 /// not change the mtime) or a fixed reader makes it succeed.
 fn index_one(
@@ -208,22 +212,23 @@ fn index_one(
     context: &Context,
     settings: &str,
     redactor: &Redactor,
-) -> std::result::Result<Outcome, String> {
+) -> Result<std::result::Result<Outcome, String>, StoreError> {
     let path_text = path.to_string_lossy();
     let reader = format!("{} {}", plugin.name, plugin.version);
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) => return Ok(Err(format!("cannot read: {e}"))),
+    };
     let size = meta.len() as i64;
     let mtime = mtime_ns(&meta);
-    let known = store
-        .source(&plugin.harness, &path_text)
-        .map_err(|e| e.to_string())?;
+    let known = store.source(&plugin.harness, &path_text)?;
     // Read with the same reader and settings, and it succeeded.
     let same_reading = known
         .as_ref()
         .is_some_and(|k| k.error.is_none() && k.reader == reader && k.settings == settings);
     if let Some(k) = &known {
         if same_reading && k.size == size && k.mtime_ns == mtime {
-            return Ok(Outcome::Unchanged);
+            return Ok(Ok(Outcome::Unchanged));
         }
     }
     let t = match transcripts::read(path, limit) {
@@ -244,10 +249,8 @@ fn index_one(
                 reader: &reader,
                 settings,
             };
-            store
-                .record_failure(&file, &reason)
-                .map_err(|e| e.to_string())?;
-            return Err(reason);
+            store.record_failure(&file, &reason)?;
+            return Ok(Err(reason));
         }
     };
     let hash = sha256_hex(&t.bytes);
@@ -262,10 +265,8 @@ fn index_one(
     };
     if let Some(k) = &known {
         if same_reading && k.hash == hash {
-            store
-                .touch_source(k.id, file.size, mtime)
-                .map_err(|e| e.to_string())?;
-            return Ok(Outcome::Unchanged);
+            store.touch_source(k.id, file.size, mtime)?;
+            return Ok(Ok(Outcome::Unchanged));
         }
     }
     // The same bytes read again: the reader or a setting changed.
@@ -279,20 +280,18 @@ fn index_one(
                 .into_iter()
                 .map(|s| redactor.session(s))
                 .collect();
-            let applied = store.apply(&file, &sessions).map_err(|e| e.to_string())?;
-            Ok(Outcome::Indexed {
+            let applied = store.apply(&file, &sessions)?;
+            Ok(Ok(Outcome::Indexed {
                 applied,
                 skipped_empty: parsed.skipped_empty,
                 warnings: parsed.warnings,
                 same_content,
-            })
+            }))
         }
         Err(e) => {
             let reason = e.message.clone();
-            store
-                .record_failure(&file, &reason)
-                .map_err(|e| e.to_string())?;
-            Err(reason)
+            store.record_failure(&file, &reason)?;
+            Ok(Err(reason))
         }
     }
 }

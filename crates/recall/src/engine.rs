@@ -17,19 +17,10 @@ use deja_store::Store;
 use std::collections::HashMap;
 
 use crate::{
-    add_semantic, gather_lexical, hydrate_capped, rank, semantic, Candidates, Hit, Tuning,
+    add_semantic, gather_lexical, hydrate_capped, rank, semantic, Candidates, Hit, Signals, Tuning,
 };
 
-/// Why recall failed: the store, or the vector index, could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum RecallError {
-    /// The store failed.
-    #[error(transparent)]
-    Store(#[from] deja_store::StoreError),
-    /// The vector index failed.
-    #[error(transparent)]
-    Vectors(#[from] vectors::VectorError),
-}
+pub use crate::RecallError;
 
 /// One question to the engine.
 #[derive(Debug, Clone)]
@@ -54,12 +45,30 @@ pub struct Answer {
     /// The hits, best first.
     pub hits: Vec<Hit>,
     /// The mode the hits were ranked in: lexical when semantic ranking was
-    /// asked for but could not run.
+    /// asked for but could not run, semantic when the lexical half of a
+    /// hybrid query failed.
     pub mode: Mode,
     /// Why semantic ranking could not run, when it was asked for.
     pub semantic_unavailable: Option<String>,
-    /// Things the user should know that did not change the answer's mode.
+    /// Why the lexical half of a hybrid query failed (the answer is
+    /// semantic only).
+    pub lexical_unavailable: Option<String>,
+    /// Things the user should know: a half that failed, rows that could not
+    /// be read, a vector index that had to be bypassed.
     pub notices: Vec<String>,
+}
+
+impl Answer {
+    /// The half of a hybrid answer that is missing, if one is.
+    pub fn missing_half(&self) -> Option<&'static str> {
+        if self.semantic_unavailable.is_some() {
+            Some("semantic")
+        } else if self.lexical_unavailable.is_some() {
+            Some("lexical")
+        } else {
+            None
+        }
+    }
 }
 
 /// What semantic ranking needs, or why it cannot run.
@@ -210,13 +219,17 @@ impl Engine {
 
     /// Answers `query`. The query is embedded on a second thread (loading the
     /// model first if it is not loaded yet) while lexical ranking runs here.
+    /// When one half of a hybrid query fails (the full-text index, the
+    /// vector index, the embedding table), the other half answers and the
+    /// answer says which half it lacks and why; a failure of the only half
+    /// asked for is an error, never an empty answer.
     pub fn recall(&mut self, query: &Query<'_>) -> Result<Answer, RecallError> {
         let depth = query.tuning.depth.max(query.limit * 3);
         let wants_semantic = query.mode != Mode::Lexical;
         let mut unavailable = None;
         let mut notices = Vec::new();
         let store = &self.store;
-        let (signals, embedded) = match &mut self.semantic {
+        let (lexical, embedded) = match &mut self.semantic {
             Semantic::Ready {
                 settings,
                 stamp,
@@ -257,70 +270,77 @@ impl Engine {
                     }
                     back => *encoder = back,
                 }
-                (signals?, Some((vector, stamp.clone())))
+                (signals, Some((vector, stamp.clone())))
             }
             Semantic::Unavailable(why) if wants_semantic => {
                 unavailable = Some(why.clone());
                 (
-                    gather_lexical(store, query.text, query.mode, query.scope, depth)?,
+                    gather_lexical(store, query.text, query.mode, query.scope, depth),
                     None,
                 )
             }
             _ => (
-                gather_lexical(store, query.text, query.mode, query.scope, depth)?,
+                gather_lexical(store, query.text, query.mode, query.scope, depth),
                 None,
             ),
         };
-        let mut signals = signals;
+        // The lexical half of a hybrid query may fail and leave the semantic
+        // half to answer; in lexical mode it is the whole answer.
+        let mut lexical_unavailable = None;
+        let mut signals = match lexical {
+            Ok(signals) => signals,
+            Err(e) if query.mode == Mode::Hybrid && matches!(embedded, Some((Ok(_), _))) => {
+                lexical_unavailable = Some(format!("the full-text search failed: {e}"));
+                Signals::empty(query.mode)
+            }
+            Err(e) => return Err(e),
+        };
         if let Some((vector, stamp)) = embedded {
             match vector {
                 Ok(v) => {
-                    // The saved file is opened (memory-mapped) once and kept
-                    // while it is the current one.
-                    let meta = std::fs::metadata(&self.vectors_path).ok();
-                    let file = IndexFile {
-                        watermark: vectors::watermark(store)?,
-                        size: meta.as_ref().map_or(0, |m| m.len()),
-                        modified: meta.and_then(|m| m.modified().ok()),
-                    };
-                    if self.index.as_ref().is_none_or(|(known, _)| *known != file) {
-                        let opened = VectorIndex::open(&self.vectors_path, stamp.dims, true);
-                        self.index = Some((file, opened));
-                    }
-                    let index = self.index.as_ref().and_then(|(_, ix)| ix.as_ref());
-                    let unsynced = if index.is_some() {
-                        vectors::unsynced(store, &stamp.id)?
-                    } else {
-                        // No usable index file: score every stored vector directly.
-                        notices.push("the vector index is missing or unreadable; scoring every vector directly (run `deja index` to rebuild it)".to_string());
-                        vectors::all(store, &stamp.id)?
-                    };
-                    let vectors = semantic::Vectors {
-                        index,
-                        unsynced: &unsynced,
-                    };
-                    add_semantic(
+                    let found = semantic_half(
                         store,
-                        &mut signals,
-                        query.text,
-                        &vectors,
+                        &self.vectors_path,
+                        &mut self.index,
+                        &stamp,
                         &v,
-                        query.scope,
+                        query,
                         depth,
-                    )?;
-                    trace("semantic ranked");
+                        &mut signals,
+                        &mut notices,
+                    );
+                    match found {
+                        Ok(()) => trace("semantic ranked"),
+                        Err(e) if lexical_unavailable.is_none() => {
+                            signals.semantic.clear();
+                            unavailable = Some(format!("the semantic search failed: {e}"));
+                        }
+                        // Both halves failed: nothing to answer with.
+                        Err(e) => return Err(e),
+                    }
                 }
                 Err(why) => unavailable = Some(why),
             }
         }
         let mut mode = query.mode;
         if unavailable.is_some() {
-            // Without vectors, what lexical ranking found is the answer.
+            // Without vectors, what lexical ranking finds is the answer
+            // (gathered now when semantic ranking alone was asked for).
+            if query.mode == Mode::Semantic {
+                signals = gather_lexical(store, query.text, Mode::Lexical, query.scope, depth)?;
+            }
             mode = Mode::Lexical;
             signals.mode = Mode::Lexical;
+        } else if lexical_unavailable.is_some() {
+            mode = Mode::Semantic;
+            signals.mode = Mode::Semantic;
+        }
+        if let Some(why) = &lexical_unavailable {
+            notices.push(format!("{why}; answering by meaning only"));
         }
         let ranked = rank(&signals, &query.tuning);
-        let mut hits = hydrate_capped(store, &ranked, query.limit, query.per_session)?;
+        let mut hits =
+            hydrate_capped(store, &ranked, query.limit, query.per_session, &mut notices)?;
         if query.per_session.is_some() {
             count_more(&mut hits, &ranked, &signals.session_of);
         }
@@ -329,9 +349,58 @@ impl Engine {
             hits,
             mode,
             semantic_unavailable: unavailable,
+            lexical_unavailable,
             notices,
         })
     }
+}
+
+/// The semantic half: opens (or reuses) the memory-mapped vector index
+/// while it is the current file, reads the vectors embedded since it was
+/// saved, and adds the semantic ranking to `signals`.
+#[allow(clippy::too_many_arguments)]
+fn semantic_half(
+    store: &Store,
+    vectors_path: &Path,
+    cache: &mut Option<(IndexFile, Option<VectorIndex>)>,
+    stamp: &ModelStamp,
+    query_vector: &[f32],
+    query: &Query<'_>,
+    depth: usize,
+    signals: &mut Signals,
+    notices: &mut Vec<String>,
+) -> Result<(), RecallError> {
+    let meta = std::fs::metadata(vectors_path).ok();
+    let file = IndexFile {
+        watermark: vectors::watermark(store)?,
+        size: meta.as_ref().map_or(0, |m| m.len()),
+        modified: meta.and_then(|m| m.modified().ok()),
+    };
+    if cache.as_ref().is_none_or(|(known, _)| *known != file) {
+        let opened = VectorIndex::open(vectors_path, stamp.dims, true);
+        *cache = Some((file, opened));
+    }
+    let index = cache.as_ref().and_then(|(_, ix)| ix.as_ref());
+    let unsynced = if index.is_some() {
+        vectors::unsynced(store, &stamp.id)?
+    } else {
+        // No usable index file: score every stored vector directly.
+        notices.push("the vector index is missing or unreadable; scoring every vector directly (run `deja index` to rebuild it)".to_string());
+        vectors::all(store, &stamp.id)?
+    };
+    let vectors = semantic::Vectors {
+        index,
+        unsynced: &unsynced,
+    };
+    add_semantic(
+        store,
+        signals,
+        query.text,
+        &vectors,
+        query_vector,
+        query.scope,
+        depth,
+    )
 }
 
 /// Sets each shown session's `more_in_session` (on its first hit): how many

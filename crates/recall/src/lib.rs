@@ -31,8 +31,22 @@ use deja_store::Store;
 
 pub use deja_store::{Scope as Candidates, SessionFilter, StoreError};
 
-/// Result alias of ranking: the store is all that can fail.
-pub type Result<T> = std::result::Result<T, StoreError>;
+/// Why ranking failed: the store, or the vector index, could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecallError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The vector index failed.
+    #[error(transparent)]
+    Vectors(#[from] deja_store::vectors::VectorError),
+    /// A ranked message could not be read.
+    #[error("{0}")]
+    Unreadable(String),
+}
+
+/// Result alias of ranking.
+pub type Result<T> = std::result::Result<T, RecallError>;
 
 /// One result.
 #[derive(Debug, Clone)]
@@ -158,6 +172,21 @@ pub struct Signals {
     pub date_affinity: HashMap<i64, f64>,
     /// Session row → share of the query's word pairs it holds as phrases.
     pub phrases: HashMap<i64, f64>,
+}
+
+impl Signals {
+    /// No evidence at all, for `mode` (a half that could not be gathered).
+    pub fn empty(mode: Mode) -> Signals {
+        Signals {
+            mode,
+            lexical: Vec::new(),
+            semantic: Vec::new(),
+            session_lexical: HashMap::new(),
+            session_of: HashMap::new(),
+            date_affinity: HashMap::new(),
+            phrases: HashMap::new(),
+        }
+    }
 }
 
 /// Ranks messages for `query` with the default tuning. `semantic` carries the
@@ -337,7 +366,12 @@ pub fn rank(s: &Signals, tuning: &Tuning) -> Vec<(i64, f64)> {
 
 /// Loads the top hits, folding messages with the same text into the first.
 pub fn hydrate(store: &Store, ranked: &[(i64, f64)], limit: usize) -> Result<Vec<Hit>> {
-    hydrate_capped(store, ranked, limit, None)
+    let mut unreadable = Vec::new();
+    let hits = hydrate_capped(store, ranked, limit, None, &mut unreadable)?;
+    match unreadable.into_iter().next() {
+        Some(first) => Err(RecallError::Unreadable(first)),
+        None => Ok(hits),
+    }
 }
 
 /// [`hydrate`] showing at most `per_session` messages of any one session
@@ -347,13 +381,14 @@ pub fn hydrate_capped(
     ranked: &[(i64, f64)],
     limit: usize,
     per_session: Option<usize>,
+    unreadable: &mut Vec<String>,
 ) -> Result<Vec<Hit>> {
     let mut hits: Vec<Hit> = Vec::new();
     let mut by_text: HashMap<String, usize> = HashMap::new();
     // Session row -> hits shown.
     let mut shown: HashMap<i64, usize> = HashMap::new();
     for chunk in ranked.chunks(50) {
-        let rows = load(store, chunk)?;
+        let rows = load(store, chunk, unreadable)?;
         for (id, score) in chunk {
             let Some(mut hit) = rows.get(id).cloned() else {
                 continue;
@@ -391,10 +426,38 @@ pub fn hydrate_capped(
     Ok(hits)
 }
 
-fn load(store: &Store, ids: &[(i64, f64)]) -> Result<HashMap<i64, Hit>> {
+/// The hits of `ids`. When a batch cannot be read, its rows are read one by
+/// one: a row that fails is left out and named in `unreadable`, and the
+/// others are kept; a store that fails for every row is an error.
+fn load(
+    store: &Store,
+    ids: &[(i64, f64)],
+    unreadable: &mut Vec<String>,
+) -> Result<HashMap<i64, Hit>> {
     let ids: Vec<i64> = ids.iter().map(|x| x.0).collect();
-    Ok(store
-        .hit_rows(&ids)?
+    let rows = match store.hit_rows(&ids) {
+        Ok(rows) => rows,
+        Err(batch) => {
+            let mut rows = HashMap::new();
+            let mut failed = 0;
+            for id in &ids {
+                match store.hit_rows(&[*id]) {
+                    Ok(one) => rows.extend(one),
+                    Err(e) => {
+                        failed += 1;
+                        unreadable.push(format!(
+                            "message {id} could not be read and is left out: {e}"
+                        ));
+                    }
+                }
+            }
+            if failed == ids.len() {
+                return Err(batch.into());
+            }
+            rows
+        }
+    };
+    Ok(rows
         .into_iter()
         .map(|(id, row)| (id, Hit::from_row(row)))
         .collect())

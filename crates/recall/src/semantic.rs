@@ -36,7 +36,7 @@ pub fn search(
     let mut scored: Vec<(u64, f32)> = Vec::new();
     if candidates.is_unrestricted() {
         if let Some(index) = vectors.index {
-            scored.extend(index.search(query, units).unwrap_or_default());
+            scored.extend(index.search(query, units)?);
         }
         scored.extend(
             vectors
@@ -59,11 +59,7 @@ pub fn search(
             }
         } else {
             if let Some(index) = vectors.index {
-                scored.extend(
-                    index
-                        .filtered_search(query, units, |key| allowed.contains(&key))
-                        .unwrap_or_default(),
-                );
+                scored.extend(index.filtered_search(query, units, |key| allowed.contains(&key))?);
             }
             scored.extend(
                 vectors

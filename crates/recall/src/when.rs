@@ -1,6 +1,9 @@
 //! Dates mentioned in a query ("in June", "on May 23, 2023", "in 2024",
-//! "October 13") become soft hints: sessions held then rank a little higher.
-//! They never filter anything out (`--since`/`--until` do that).
+//! "October 13", "2024-03-02", "last week", "3 days ago") become soft hints:
+//! sessions held then rank a little higher. They never filter anything out
+//! (`--since`/`--until` do that). Only dates a person means count: a bare
+//! four-digit number is a year only after a word that introduces a time ("in
+//! 2024", "since 2019"), so "port 2025" or "error 2019" are not dates.
 
 use std::collections::HashMap;
 
@@ -37,7 +40,7 @@ fn month_of(word: &str) -> Option<u32> {
 
 /// A period a query mentions: dates from `from` (inclusive) to `to` (exclusive),
 /// any year when `year` is `None`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Hint {
     /// Year, when given.
     pub year: Option<i32>,
@@ -45,10 +48,13 @@ pub struct Hint {
     pub month: Option<u32>,
     /// Day, when given.
     pub day: Option<u32>,
+    /// A span of days (from inclusive, to exclusive) for relative dates
+    /// ("last week"); year, month and day are then `None`.
+    pub span: Option<(NaiveDate, NaiveDate)>,
 }
 
-fn regexes() -> &'static [Regex; 4] {
-    static R: std::sync::OnceLock<[Regex; 4]> = std::sync::OnceLock::new();
+fn regexes() -> &'static [Regex; 6] {
+    static R: std::sync::OnceLock<[Regex; 6]> = std::sync::OnceLock::new();
     R.get_or_init(|| {
         let m = "(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|apr|jun|jul|aug|sept|sep|oct|nov|dec)";
         // Constant patterns, exercised by the tests below.
@@ -61,20 +67,115 @@ fn regexes() -> &'static [Regex; 4] {
             build(&format!(r"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{m}\b(?:,?\s+(\d{{4}}))?")),
             // May 2023 / in May
             build(&format!(r"(?i)\b{m}\b(?:,?\s+(\d{{4}}))?")),
-            // 2023
-            build(r"\b(19[89]\d|20\d\d)\b"),
+            // in 2023 / since 2019 / back in 2021 / early 2022: a year only
+            // after a word that introduces a time.
+            build(r"(?i)\b(?:in|during|since|from|until|till|through|before|after|early|late|mid|year)[\s-]+(19[89]\d|20\d\d)\b"),
+            // 2024-03-02 / 2024/03/02
+            build(r"\b(19[89]\d|20\d\d)[-/](\d{1,2})[-/](\d{1,2})\b"),
+            // yesterday / today / last week / this month / 3 days ago / a week ago
+            build(r"(?i)\b(?:(yesterday|today)|(last|this|past)\s+(week|month|year)|(\d{1,3}|a|an|one|two|three|four|five|six)\s+(day|week|month)s?\s+ago)\b"),
         ]
     })
 }
 
-/// The periods `query` mentions, most precise first; months and days that do
-/// not exist are ignored.
+/// The periods `query` mentions, most precise first, relative ones counted
+/// from today (local time); months and days that do not exist are ignored.
 pub fn hints(query: &str) -> Vec<Hint> {
-    let [md, dm, month, year] = regexes();
+    hints_at(query, Local::now().date_naive())
+}
+
+fn count_word(w: &str) -> Option<i64> {
+    match w.to_lowercase().as_str() {
+        "a" | "an" | "one" => Some(1),
+        "two" => Some(2),
+        "three" => Some(3),
+        "four" => Some(4),
+        "five" => Some(5),
+        "six" => Some(6),
+        n => n.parse().ok(),
+    }
+}
+
+/// The span a relative date names, seen from `today`.
+fn relative(c: &regex::Captures<'_>, today: NaiveDate) -> Option<(NaiveDate, NaiveDate)> {
+    let day = chrono::Duration::days;
+    let tomorrow = today.checked_add_signed(day(1))?;
+    if let Some(w) = c.get(1) {
+        return if w.as_str().eq_ignore_ascii_case("today") {
+            Some((today, tomorrow))
+        } else {
+            Some((today.checked_sub_signed(day(1))?, today))
+        };
+    }
+    if let (Some(which), Some(unit)) = (c.get(2), c.get(3)) {
+        let this = !which.as_str().eq_ignore_ascii_case("last");
+        let len = match unit.as_str().to_lowercase().as_str() {
+            "week" => 7,
+            "month" => 31,
+            _ => 366,
+        };
+        // "this week": the last 7 days up to today; "last week": the 7
+        // before those, widened to the whole 14 (people round loosely).
+        let back = if this { len } else { 2 * len };
+        return Some((today.checked_sub_signed(day(back))?, tomorrow));
+    }
+    if let (Some(n), Some(unit)) = (c.get(4), c.get(5)) {
+        let n = count_word(n.as_str())?;
+        let per = match unit.as_str().to_lowercase().as_str() {
+            "day" => 1,
+            "week" => 7,
+            _ => 30,
+        };
+        let center = today.checked_sub_signed(day(n.checked_mul(per)?))?;
+        // Give or take a third of the distance, at least a day.
+        let slack = ((n * per) / 3).max(1);
+        return Some((
+            center.checked_sub_signed(day(slack))?,
+            center.checked_add_signed(day(slack + 1))?,
+        ));
+    }
+    None
+}
+
+/// [`hints`], with relative dates counted from `today`.
+pub fn hints_at(query: &str, today: NaiveDate) -> Vec<Hint> {
+    let [md, dm, month, year, iso, rel] = regexes();
     let mut out = Vec::new();
     let mut used: Vec<(usize, usize)> = Vec::new();
     let overlaps =
         |used: &[(usize, usize)], a: usize, b: usize| used.iter().any(|&(x, y)| a < y && x < b);
+    for c in iso.captures_iter(query) {
+        let (Some(all), Some(y), Some(m), Some(d)) = (c.get(0), c.get(1), c.get(2), c.get(3))
+        else {
+            continue;
+        };
+        let (Ok(y), Ok(m), Ok(d)) = (
+            y.as_str().parse::<i32>(),
+            m.as_str().parse::<u32>(),
+            d.as_str().parse::<u32>(),
+        ) else {
+            continue;
+        };
+        if NaiveDate::from_ymd_opt(y, m, d).is_some() {
+            out.push(Hint {
+                year: Some(y),
+                month: Some(m),
+                day: Some(d),
+                span: None,
+            });
+            used.push((all.start(), all.end()));
+        }
+    }
+    for c in rel.captures_iter(query) {
+        let Some(all) = c.get(0) else { continue };
+        if let Some(span) = relative(&c, today) {
+            out.push(Hint {
+                span: Some(span),
+                ..Hint::default()
+            });
+            used.push((all.start(), all.end()));
+        }
+    }
     for c in md.captures_iter(query) {
         let (Some(all), Some(mon), Some(day)) = (c.get(0), c.get(1), c.get(2)) else {
             continue;
@@ -88,6 +189,7 @@ pub fn hints(query: &str) -> Vec<Hint> {
                 year: y,
                 month: Some(mo),
                 day: Some(d),
+                span: None,
             });
             used.push((all.start(), all.end()));
         }
@@ -108,6 +210,7 @@ pub fn hints(query: &str) -> Vec<Hint> {
                 year: y,
                 month: Some(mo),
                 day: Some(d),
+                span: None,
             });
             used.push((all.start(), all.end()));
         }
@@ -130,19 +233,21 @@ pub fn hints(query: &str) -> Vec<Hint> {
             year: y,
             month: Some(mo),
             day: None,
+            span: None,
         });
         used.push((all.start(), all.end()));
     }
     for c in year.captures_iter(query) {
-        let Some(all) = c.get(0) else { continue };
-        if overlaps(&used, all.start(), all.end()) {
+        let (Some(all), Some(y)) = (c.get(0), c.get(1)) else {
+            continue;
+        };
+        if overlaps(&used, y.start(), y.end()) || overlaps(&used, all.start(), all.end()) {
             continue;
         }
-        if let Ok(y) = all.as_str().parse() {
+        if let Ok(y) = y.as_str().parse() {
             out.push(Hint {
                 year: Some(y),
-                month: None,
-                day: None,
+                ..Hint::default()
             });
         }
     }
@@ -155,6 +260,12 @@ pub fn hints(query: &str) -> Vec<Hint> {
 pub fn affinity(date: NaiveDate, hints: &[Hint]) -> f64 {
     let mut best: f64 = 0.0;
     for h in hints {
+        if let Some((from, to)) = h.span {
+            if from <= date && date < to {
+                best = best.max(1.0);
+            }
+            continue;
+        }
         if h.year.is_some_and(|y| y != date.year()) && h.day.is_none() {
             continue;
         }
@@ -208,50 +319,100 @@ mod tests {
         NaiveDate::from_ymd_opt(y, m, day).unwrap()
     }
 
+    fn day(year: Option<i32>, month: u32, day: u32) -> Hint {
+        Hint {
+            year,
+            month: Some(month),
+            day: Some(day),
+            span: None,
+        }
+    }
+
+    fn month(year: Option<i32>, month: u32) -> Hint {
+        Hint {
+            year,
+            month: Some(month),
+            ..Hint::default()
+        }
+    }
+
+    fn year(y: i32) -> Hint {
+        Hint {
+            year: Some(y),
+            ..Hint::default()
+        }
+    }
+
     #[test]
     fn finds_dates_in_queries() {
         assert_eq!(
             hints("What did Gina find on 1 February, 2023?"),
-            vec![Hint {
-                year: Some(2023),
-                month: Some(2),
-                day: Some(1)
-            }]
+            vec![day(Some(2023), 2, 1)]
         );
         assert_eq!(
             hints("accepted for on May 23, 2023"),
-            vec![Hint {
-                year: Some(2023),
-                month: Some(5),
-                day: Some(23)
-            }]
+            vec![day(Some(2023), 5, 23)]
         );
         assert_eq!(
             hints("When did Melanie go camping in June?"),
-            vec![Hint {
-                year: None,
-                month: Some(6),
-                day: None
-            }]
+            vec![month(None, 6)]
         );
         assert_eq!(
             hints("the setback in October 2023"),
-            vec![Hint {
-                year: Some(2023),
-                month: Some(10),
-                day: None
-            }]
+            vec![month(Some(2023), 10)]
         );
+        assert_eq!(hints("the migration in 2024"), vec![year(2024)]);
+        assert_eq!(hints("what broke since 2019"), vec![year(2019)]);
         assert_eq!(
-            hints("the migration in 2024"),
-            vec![Hint {
-                year: Some(2024),
-                month: None,
-                day: None
-            }]
+            hints("the deploy on 2024-03-02"),
+            vec![day(Some(2024), 3, 2)]
         );
+        assert_eq!(hints("the deploy on 2024/3/2"), vec![day(Some(2024), 3, 2)]);
         assert!(hints("we may need a retry").is_empty());
         assert!(hints("port 8080 and 12 workers").is_empty());
+    }
+
+    #[test]
+    fn numbers_that_are_not_dates_are_not_hints() {
+        for q in [
+            "port 2025 is taken",
+            "error 2019 on startup",
+            "PostgreSQL 2008 compatibility",
+            "issue #2024 in the tracker",
+            "listen on 2000",
+            "the 2024-13-45 build tag",
+            "build 2023.1.4",
+            "a list of 2000 items",
+            "divide by 2024",
+        ] {
+            assert!(hints(q).is_empty(), "{q}: {:?}", hints(q));
+        }
+    }
+
+    #[test]
+    fn relative_dates_are_spans_from_today() {
+        let today = d(2026, 12, 1);
+        let span = |q: &str| {
+            let h = hints_at(q, today);
+            assert_eq!(h.len(), 1, "{q}: {h:?}");
+            h[0].span.unwrap()
+        };
+        assert_eq!(span("the fix from yesterday"), (d(2026, 11, 30), today));
+        assert_eq!(span("what we did today"), (today, d(2026, 12, 2)));
+        assert_eq!(
+            span("that bug last week"),
+            (d(2026, 11, 17), d(2026, 12, 2))
+        );
+        let (from, to) = span("the cache thing 3 days ago");
+        assert!(from <= d(2026, 11, 28) && d(2026, 11, 28) < to);
+        assert!(to <= today);
+        let (from, _) = span("two weeks ago");
+        assert!(from <= d(2026, 11, 17));
+        // Absurd numbers never overflow: they simply name no date.
+        assert!(hints_at("999 months ago", d(1970, 1, 1)).len() <= 1);
+        let last_week = hints_at("last week", today);
+        assert_eq!(affinity(d(2026, 11, 25), &last_week), 1.0);
+        assert_eq!(affinity(d(2026, 10, 1), &last_week), 0.0);
     }
 
     #[test]

@@ -57,6 +57,16 @@ pub enum StoreError {
         /// Ours.
         supported: i64,
     },
+    /// The database was written by an older deja; only a writer upgrades it.
+    #[error("index database `{path}` has schema version {found}, older than this deja's {supported}\nhint: run `deja index` once to upgrade it (reading commands never change the store)")]
+    TooOld {
+        /// The database file.
+        path: PathBuf,
+        /// Its version.
+        found: i64,
+        /// Ours.
+        supported: i64,
+    },
     /// There is no index yet.
     #[error("no index at `{0}` yet")]
     Missing(PathBuf),
@@ -145,7 +155,9 @@ impl Store {
         Ok(store)
     }
 
-    /// Opens an existing database for reading only; `Missing` if there is none.
+    /// Opens an existing database for reading only; `Missing` if there is
+    /// none, `TooOld` for a store an older deja wrote (reading never
+    /// migrates), `TooNew` for one a newer deja wrote.
     pub fn open_read(path: &Path) -> Result<Store> {
         if !path.exists() {
             return Err(StoreError::Missing(path.to_path_buf()));
@@ -172,10 +184,11 @@ impl Store {
             });
         }
         if version < schema::current_version() {
-            // An older database: migrate it through a writable connection first.
-            drop(store);
-            Store::open(path)?;
-            return Store::open_read(path);
+            return Err(StoreError::TooOld {
+                path: path.to_path_buf(),
+                found: version,
+                supported: schema::current_version(),
+            });
         }
         Ok(store)
     }
@@ -396,6 +409,84 @@ mod tests {
         let source = store.source("test", "/t").unwrap().unwrap();
         // Settings unknown: differs from any fingerprint, so it is read again.
         assert_eq!(source.settings, "");
+    }
+
+    /// The schema a store has: every table, index and trigger definition.
+    fn schema_of(path: &Path) -> Vec<String> {
+        let conn = Connection::open(path).unwrap();
+        let mut stmt = conn
+            .prepare(
+                "SELECT type || ' ' || name || ': ' || coalesce(sql, '') FROM sqlite_master
+                 WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
+            )
+            .unwrap();
+        let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+        rows.map(|r| r.unwrap()).collect()
+    }
+
+    /// A database left at `version` by an older deja.
+    fn database_at(path: &Path, version: usize) {
+        let conn = Connection::open(path).unwrap();
+        for sql in &schema::MIGRATIONS[..version] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.execute_batch(&format!("PRAGMA user_version = {version};"))
+            .unwrap();
+    }
+
+    #[test]
+    fn every_earlier_version_migrates_to_the_schema_of_a_new_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let fresh = dir.path().join("fresh.sqlite");
+        drop(Store::open(&fresh).unwrap());
+        let want = schema_of(&fresh);
+        assert!(want.len() > 5, "{want:?}");
+        for version in 0..schema::MIGRATIONS.len() {
+            let path = dir.path().join(format!("v{version}.sqlite"));
+            database_at(&path, version);
+            let store = Store::open(&path).unwrap();
+            assert_eq!(store.version().unwrap(), schema::current_version());
+            drop(store);
+            assert_eq!(schema_of(&path), want, "from version {version}");
+        }
+    }
+
+    #[test]
+    fn reading_never_migrates_and_says_that_index_upgrades() {
+        let dir = tempfile::tempdir().unwrap();
+        for version in 1..schema::MIGRATIONS.len() {
+            let path = dir.path().join(format!("v{version}.sqlite"));
+            database_at(&path, version);
+            let before = schema_of(&path);
+            let err = Store::open_read(&path).err().unwrap();
+            assert!(matches!(err, StoreError::TooOld { found, .. } if found == version as i64));
+            assert!(err.to_string().contains("deja index"), "{err}");
+            assert_eq!(schema_of(&path), before, "version {version} was changed");
+        }
+    }
+
+    #[test]
+    fn a_newer_store_is_refused_by_readers_and_writers_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        drop(Store::open(&path).unwrap());
+        let newer = schema::current_version() + 1;
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch(&format!("PRAGMA user_version = {newer};"))
+            .unwrap();
+        for err in [
+            Store::open(&path).err().unwrap(),
+            Store::open_read(&path).err().unwrap(),
+        ] {
+            assert!(matches!(err, StoreError::TooNew { found, .. } if found == newer));
+            assert!(err.to_string().contains("upgrade deja"), "{err}");
+        }
+        let conn = Connection::open(&path).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, newer);
     }
 
     #[test]

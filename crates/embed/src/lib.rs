@@ -439,3 +439,182 @@ pub fn normalize(v: &mut [f32]) {
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    /// The installed model (`scripts/fetch-model`), with windows of
+    /// `max_tokens`. Panics with the fix when it is missing: these tests
+    /// never pass without the model.
+    fn settings(max_tokens: usize, overlap_tokens: usize, context_tokens: usize) -> Settings {
+        let data = std::env::var_os("DEJA_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".local/share/deja")
+            });
+        let settings = Settings {
+            model_dir: data.join("models").join(DEFAULT_MODEL),
+            runtime_candidates: runtime_names()
+                .iter()
+                .map(|n| data.join("runtime").join(n))
+                .collect(),
+            max_tokens,
+            overlap_tokens,
+            context_tokens,
+            batch_size: 64,
+            batch_tokens: 4096,
+            threads: 2,
+            enabled: true,
+            cache_dir: None,
+        };
+        if settings.model_files().is_err() || settings.runtime().is_err() {
+            panic!(
+                "the embedding model is not installed under {}; run scripts/fetch-model first",
+                data.display()
+            );
+        }
+        settings
+    }
+
+    fn load(max_tokens: usize, overlap_tokens: usize, context_tokens: usize) -> Embedder {
+        Embedder::load(&settings(max_tokens, overlap_tokens, context_tokens), None).unwrap()
+    }
+
+    /// Texts of many lengths, in no order (a deterministic sequence).
+    fn texts(n: usize) -> Vec<String> {
+        let mut seed = 0x2545_f491_u64;
+        (0..n)
+            .map(|_| {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                "word ".repeat(((seed >> 33) % 400) as usize)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn batches_keep_order_and_never_exceed_either_bound() {
+        let mut e = load(256, 32, 48);
+        let texts = texts(300);
+        assert!(e.batches(&[]).is_empty());
+        for (size, tokens) in [
+            (1, 4096),
+            (8, 512),
+            (64, 4096),
+            (1000, 300),
+            (5, 1_000_000),
+            (4096, 256),
+        ] {
+            e.batch_size = size;
+            e.batch_tokens = tokens;
+            // The padded size of a batch: its count times its longest text,
+            // in tokens as estimated from the length (the model truncates
+            // at `max_tokens`).
+            let estimate = |t: &String| (t.len() / 3 + 2).min(e.max_tokens).max(1);
+            let batches = e.batches(&texts);
+            let mut next = 0;
+            for b in &batches {
+                assert_eq!(b.start, next, "batches are consecutive");
+                assert!(!b.is_empty());
+                next = b.end;
+                let n = b.len();
+                let longest = texts[b.clone()].iter().map(estimate).max().unwrap();
+                assert!(n <= size, "{n} texts > {size}");
+                assert!(
+                    n == 1 || n * longest <= tokens,
+                    "{n} × {longest} tokens > {tokens}"
+                );
+                // A batch ends only where the next text would break a bound.
+                if let Some(t) = texts.get(b.end) {
+                    let longest = longest.max(estimate(t));
+                    assert!(n + 1 > size || (n + 1) * longest > tokens, "{b:?}");
+                }
+            }
+            assert_eq!(next, texts.len(), "every text is in a batch");
+        }
+    }
+
+    #[test]
+    fn embedding_in_batches_gives_each_text_its_own_vector_in_order() {
+        let mut e = load(256, 32, 0);
+        let texts: Vec<String> = [
+            "the tenant predicate is missing from the query",
+            "I like pizza with extra cheese",
+            "cargo test fails with a linker error on macOS",
+            "rebase the branch onto main and force-push",
+            "the tenant predicate is missing from the query",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        let alone: Vec<Vec<f32>> = texts
+            .iter()
+            .map(|t| e.embed(std::slice::from_ref(t)).unwrap().remove(0))
+            .collect();
+        e.batch_size = 2;
+        let batched = e.embed(&texts).unwrap();
+        assert_eq!(batched.len(), texts.len());
+        for (i, (a, b)) in alone.iter().zip(&batched).enumerate() {
+            assert_eq!(b.len(), e.dims());
+            assert!(
+                (dot(b, b) - 1.0).abs() < 1e-4,
+                "vector {i} is not unit length"
+            );
+            assert!(dot(a, b) > 0.9999, "vector {i}: cos {}", dot(a, b));
+        }
+        assert!(dot(&batched[0], &batched[1]) < 0.5);
+        assert!(e.embed(&[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn units_are_windows_with_the_neighbours_edges_and_fit_the_model() {
+        let (max, overlap, context) = (64, 8, 8);
+        let e = load(max, overlap, context);
+        let count = |t: &str| e.counter.encode(t, false).unwrap().get_ids().len();
+        let long = "Refactoring the ingestion pipeline: unmistakably, the \
+                    deduplication of transcripts happens per position, and \
+                    incomprehensibilities arise whenever a harness rewrites history. "
+            .repeat(6);
+        let previous = "The earlier message ended with a thoroughly uncharacteristic conclusion.";
+        let next = "Nevertheless, the following message begins with counterintuitive wording.";
+
+        let windows = e.windows(&long);
+        assert!(windows.len() >= 3, "{windows:?}");
+        // Windows leave room for both contexts and the special tokens.
+        for w in &windows {
+            assert!(count(w) <= max - 2 * context - 2, "{w:?}");
+        }
+
+        let units = e.units(Some(previous), &long, Some(next));
+        assert_eq!(units.len(), windows.len());
+        let before = window::edge(&e.counter, previous, context, true);
+        let after = window::edge(&e.counter, next, context, false);
+        assert!(!before.is_empty() && previous.ends_with(&before));
+        assert!(!after.is_empty() && next.starts_with(&after));
+        let last = units.len() - 1;
+        assert_eq!(units[0], format!("{before}\n{}", windows[0]));
+        assert_eq!(units[last], format!("{}\n{after}", windows[last]));
+        assert_eq!(units[1..last], windows[1..last]);
+        // No unit is cut by the model.
+        for u in &units {
+            assert!(count(u) <= max - 2, "{} tokens: {u:?}", count(u));
+        }
+
+        // Without neighbours, or without context, the units are the windows.
+        assert_eq!(e.units(None, &long, None), windows);
+        let plain = load(max, overlap, 0);
+        assert_eq!(
+            plain.units(Some(previous), &long, Some(next)),
+            plain.windows(&long)
+        );
+
+        // A short message is one unit between its neighbours' edges.
+        assert_eq!(
+            e.units(Some(previous), "  short  ", Some(next)),
+            [format!("{before}\nshort\n{after}")]
+        );
+    }
+}

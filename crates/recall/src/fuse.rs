@@ -139,6 +139,93 @@ mod tests {
         assert_eq!(z.len(), 4);
     }
 
+    fn close(a: &[(i64, f64)], b: &[(i64, f64)]) -> bool {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| x.0 == y.0 && (x.1 - y.1).abs() < 1e-9)
+    }
+
+    #[test]
+    fn weighted_fusion_sums_the_weighted_scores_and_a_missing_entry_adds_nothing() {
+        let sem = [(1, 0.8), (2, 0.4)];
+        let lex = [(2, 0.5), (3, 0.9)];
+        let fused = fuse(&sem, &lex, DEFAULT);
+        assert!(
+            close(&fused, &[(3, 0.9), (2, 0.5 * 0.4 + 0.5), (1, 0.5 * 0.8)]),
+            "{fused:?}"
+        );
+        let other = fuse(
+            &sem,
+            &lex,
+            Fusion::Weighted {
+                lexical: 0.0,
+                semantic: 2.0,
+            },
+        );
+        assert!(close(&other, &[(1, 1.6), (2, 0.8), (3, 0.0)]), "{other:?}");
+    }
+
+    #[test]
+    fn rrf_adds_the_reciprocal_ranks() {
+        let sem = [(1, 0.9), (2, 0.8)];
+        let lex = [(2, 5.0), (3, 4.0)];
+        let fused = fuse(&sem, &lex, Fusion::Rrf { k: 60.0 });
+        assert!(
+            close(
+                &fused,
+                &[
+                    (2, 1.0 / 62.0 + 1.0 / 61.0),
+                    (1, 1.0 / 61.0),
+                    (3, 1.0 / 62.0)
+                ]
+            ),
+            "{fused:?}"
+        );
+    }
+
+    #[test]
+    fn z_scores_of_a_flat_list_are_zero_and_a_missing_entry_gets_the_lowest() {
+        let sem = [(1, 0.5), (2, 0.5)];
+        let lex = [(3, 1.0), (1, 0.0)];
+        let fused = fuse(
+            &sem,
+            &lex,
+            Fusion::ZScore {
+                lexical: 1.0,
+                semantic: 1.0,
+            },
+        );
+        // Lexical z-scores are ±1; 2 is missing there and gets the lowest.
+        assert!(
+            close(&fused, &[(3, 1.0), (1, -1.0), (2, -1.0)]),
+            "{fused:?}"
+        );
+    }
+
+    #[test]
+    fn ties_go_to_the_lower_id_in_every_fusion() {
+        let lex = [(9, 0.5), (4, 0.5), (7, 0.5)];
+        for how in [
+            DEFAULT,
+            Fusion::ZScore {
+                lexical: 1.0,
+                semantic: 1.0,
+            },
+            Fusion::Rrf { k: 60.0 },
+        ] {
+            // RRF ranks by position, so give it a tie through both lists.
+            let (sem, lex): (Vec<_>, Vec<_>) = match how {
+                Fusion::Rrf { .. } => (vec![(9, 1.0), (4, 0.9)], vec![(4, 1.0), (9, 0.9)]),
+                _ => (vec![], lex.to_vec()),
+            };
+            let order: Vec<i64> = fuse(&sem, &lex, how).iter().map(|x| x.0).collect();
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(order, sorted, "{how:?}");
+        }
+    }
+
     #[test]
     fn one_empty_list_keeps_the_other_order() {
         let lex = [(7, 3.0), (8, 2.0)];

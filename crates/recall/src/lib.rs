@@ -462,3 +462,240 @@ fn load(
         .map(|(id, row)| (id, Hit::from_row(row)))
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    /// Signals for `mode` whose messages each sit in the session given.
+    fn signals(mode: Mode, sessions: &[(i64, i64)]) -> Signals {
+        let mut s = Signals::empty(mode);
+        s.session_of = sessions.iter().copied().collect();
+        s
+    }
+
+    fn ids(ranked: &[(i64, f64)]) -> Vec<i64> {
+        ranked.iter().map(|x| x.0).collect()
+    }
+
+    fn score(ranked: &[(i64, f64)], id: i64) -> f64 {
+        ranked.iter().find(|x| x.0 == id).unwrap().1
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    /// What the default tuning is: the tests below are written against it.
+    #[test]
+    fn the_default_tuning_is_the_measured_one() {
+        let t = Tuning::default();
+        assert_eq!(
+            t.fusion,
+            fuse::Fusion::Weighted {
+                lexical: 1.0,
+                semantic: 0.5
+            }
+        );
+        assert_eq!(
+            (
+                t.session_lexical,
+                t.session_semantic,
+                t.session_top,
+                t.date_weight,
+                t.phrase_weight,
+                t.lexical_power
+            ),
+            (0.4, 0.25, 3, 1.5, 0.5, 1.5)
+        );
+        assert!(t.depth >= 10);
+    }
+
+    #[test]
+    fn no_evidence_ranks_nothing() {
+        for mode in [Mode::Lexical, Mode::Semantic, Mode::Hybrid] {
+            assert!(rank(&Signals::empty(mode), &Tuning::default()).is_empty());
+        }
+    }
+
+    #[test]
+    fn lexical_mode_orders_by_the_lexical_list_alone() {
+        let mut s = signals(Mode::Lexical, &[(1, 10), (2, 20), (3, 30), (9, 90)]);
+        s.lexical = vec![(3, 0.9), (1, 0.5), (2, 0.2)];
+        // Semantic evidence is not used in lexical mode.
+        s.semantic = vec![(2, 0.99), (9, 0.98), (1, 0.97), (3, 0.96)];
+        let ranked = rank(&s, &Tuning::default());
+        assert_eq!(ids(&ranked), [3, 1, 2]);
+        // Scores are the lexical ones raised to the lexical power.
+        assert!(close(score(&ranked, 3), 0.9f64.powf(1.5)));
+        assert!(close(score(&ranked, 2), 0.2f64.powf(1.5)));
+        let linear = Tuning {
+            lexical_power: 1.0,
+            ..Tuning::default()
+        };
+        assert_eq!(rank(&s, &linear), s.lexical);
+    }
+
+    #[test]
+    fn semantic_mode_orders_by_the_semantic_list_alone() {
+        let mut s = signals(Mode::Semantic, &[(5, 50), (6, 60), (7, 70)]);
+        s.semantic = vec![(5, 0.8), (6, 0.7), (7, 0.1)];
+        // Lexical evidence of any level is not used in semantic mode.
+        s.lexical = vec![(7, 1.0), (8, 1.0)];
+        s.session_lexical = [(70, 1.0)].into();
+        s.phrases = [(70, 1.0)].into();
+        let ranked = rank(&s, &Tuning::default());
+        assert_eq!(ids(&ranked), [5, 6, 7]);
+        // Each message is its session's only one: the session adds a
+        // quarter of the mean of its best three (the missing two count 0).
+        assert!(close(score(&ranked, 5), 0.8 + 0.25 * 0.8 / 3.0));
+        let no_sessions = Tuning {
+            session_semantic: 0.0,
+            ..Tuning::default()
+        };
+        assert_eq!(rank(&s, &no_sessions), s.semantic);
+    }
+
+    #[test]
+    fn hybrid_puts_a_message_high_in_both_lists_over_one_high_in_one() {
+        let mut s = signals(Mode::Hybrid, &[(10, 1), (20, 2), (30, 3), (40, 4)]);
+        // 10 leads the semantic list, 20 the lexical one; 30 is second in
+        // both.
+        s.semantic = vec![(10, 0.80), (30, 0.75), (40, 0.3)];
+        s.lexical = vec![(20, 0.90), (30, 0.80), (40, 0.1)];
+        let ranked = rank(&s, &Tuning::default());
+        assert_eq!(ids(&ranked)[0], 30, "{ranked:?}");
+        assert_eq!(ids(&ranked), [30, 20, 10, 40]);
+        // Weighted sum: lexical (to the power 1.5) plus half the similarity,
+        // plus the session's share of its best similarities.
+        assert!(close(
+            score(&ranked, 30),
+            0.8f64.powf(1.5) + 0.5 * 0.75 + 0.25 * 0.75 / 3.0
+        ));
+        // Only in the lexical list: nothing from the semantic side.
+        assert!(close(score(&ranked, 20), 0.9f64.powf(1.5)));
+    }
+
+    #[test]
+    fn a_session_matching_the_query_as_a_whole_lifts_its_messages() {
+        let mut s = signals(Mode::Lexical, &[(1, 100), (2, 200), (3, 200)]);
+        s.lexical = vec![(1, 0.6), (2, 0.5), (3, 0.05)];
+        let without = Tuning {
+            session_lexical: 0.0,
+            ..Tuning::default()
+        };
+        assert_eq!(ids(&rank(&s, &without)), [1, 2, 3]);
+        s.session_lexical = [(200, 0.9), (100, 0.1)].into();
+        let ranked = rank(&s, &Tuning::default());
+        assert_eq!(ids(&ranked), [2, 1, 3]);
+        let lift = 0.4 * 0.9f64.powf(1.5);
+        assert!(close(score(&ranked, 2), 0.5f64.powf(1.5) + lift));
+        assert!(close(score(&ranked, 3), 0.05f64.powf(1.5) + lift));
+        assert!(close(
+            score(&ranked, 1),
+            0.6f64.powf(1.5) + 0.4 * 0.1f64.powf(1.5)
+        ));
+        // Hybrid too.
+        s.mode = Mode::Hybrid;
+        assert_eq!(ids(&rank(&s, &Tuning::default()))[0], 2);
+    }
+
+    #[test]
+    fn a_session_holding_the_query_phrases_lifts_its_messages() {
+        let mut s = signals(Mode::Hybrid, &[(1, 100), (2, 200)]);
+        s.lexical = vec![(1, 0.6), (2, 0.5)];
+        assert_eq!(ids(&rank(&s, &Tuning::default())), [1, 2]);
+        s.phrases = [(200, 1.0)].into();
+        let ranked = rank(&s, &Tuning::default());
+        assert_eq!(ids(&ranked), [2, 1]);
+        assert!(close(score(&ranked, 2), 0.5f64.powf(1.5) + 0.5));
+    }
+
+    #[test]
+    fn several_good_messages_of_a_session_outrank_a_lone_better_one() {
+        let mut s = signals(Mode::Semantic, &[(1, 100), (2, 100), (3, 100), (4, 200)]);
+        s.semantic = vec![(4, 0.71), (1, 0.70), (2, 0.69), (3, 0.68)];
+        let without = Tuning {
+            session_semantic: 0.0,
+            ..Tuning::default()
+        };
+        assert_eq!(ids(&rank(&s, &without)), [4, 1, 2, 3]);
+        let ranked = rank(&s, &Tuning::default());
+        assert_eq!(ids(&ranked), [1, 2, 3, 4]);
+        let mean = (0.70 + 0.69 + 0.68) / 3.0;
+        assert!(close(score(&ranked, 3), 0.68 + 0.25 * mean));
+        assert!(close(score(&ranked, 4), 0.71 + 0.25 * 0.71 / 3.0));
+    }
+
+    #[test]
+    fn a_date_the_query_names_lifts_the_messages_of_sessions_of_that_date() {
+        for mode in [Mode::Lexical, Mode::Semantic, Mode::Hybrid] {
+            let mut s = signals(mode, &[(1, 100), (2, 200), (3, 200)]);
+            s.lexical = vec![(1, 0.8), (2, 0.5), (3, 0.1)];
+            s.semantic = vec![(1, 0.8), (2, 0.5), (3, 0.1)];
+            let before = rank(&s, &Tuning::default());
+            assert_eq!(ids(&before), [1, 2, 3], "{mode:?}");
+            s.date_affinity = [(200, 1.0), (100, 0.0)].into();
+            let after = rank(&s, &Tuning::default());
+            assert_eq!(ids(&after), [2, 3, 1], "{mode:?}");
+            // Every message of the session gains the same: the weight times
+            // the affinity.
+            for id in [2, 3] {
+                assert!(
+                    close(score(&after, id) - score(&before, id), 1.5),
+                    "{mode:?} {id}"
+                );
+            }
+            assert!(close(score(&after, 1), score(&before, 1)), "{mode:?}");
+            let off = Tuning {
+                date_weight: 0.0,
+                ..Tuning::default()
+            };
+            assert_eq!(ids(&rank(&s, &off)), [1, 2, 3], "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn a_message_without_a_known_session_gets_no_session_evidence() {
+        let mut s = signals(Mode::Lexical, &[(2, 200)]);
+        s.lexical = vec![(1, 0.6), (2, 0.5)];
+        s.session_lexical = [(200, 0.1)].into();
+        s.date_affinity = [(100, 1.0)].into();
+        let ranked = rank(&s, &Tuning::default());
+        assert_eq!(ids(&ranked), [1, 2]);
+        assert!(close(score(&ranked, 1), 0.6f64.powf(1.5)));
+    }
+
+    #[test]
+    fn ties_are_broken_by_message_id_whatever_the_input_order() {
+        // Equal fused scores.
+        let mut s = signals(Mode::Hybrid, &[]);
+        s.lexical = vec![(9, 0.5), (4, 0.5), (7, 0.5)];
+        assert_eq!(ids(&rank(&s, &Tuning::default())), [4, 7, 9]);
+        s.lexical.reverse();
+        assert_eq!(ids(&rank(&s, &Tuning::default())), [4, 7, 9]);
+
+        // Equal scores after session evidence, in every mode; many sessions
+        // so that hash-map order would show.
+        for mode in [Mode::Lexical, Mode::Semantic, Mode::Hybrid] {
+            let n = 40i64;
+            let build = |reverse: bool| {
+                let mut s = signals(mode, &(1..=n).map(|i| (i, 1000 + i)).collect::<Vec<_>>());
+                let mut list: Vec<(i64, f64)> = (1..=n).map(|i| (i, 0.5)).collect();
+                if reverse {
+                    list.reverse();
+                }
+                s.lexical = list.clone();
+                s.semantic = list;
+                s.date_affinity = (1..=n).map(|i| (1000 + i, 0.25)).collect();
+                s
+            };
+            let first = rank(&build(false), &Tuning::default());
+            assert_eq!(ids(&first), (1..=n).collect::<Vec<_>>(), "{mode:?}");
+            for reverse in [false, true, false, true] {
+                assert_eq!(rank(&build(reverse), &Tuning::default()), first, "{mode:?}");
+            }
+        }
+    }
+}

@@ -37,4 +37,25 @@ mod tests {
         assert!((m[&10] - 0.6).abs() < 1e-9);
         assert!((m[&20] - 0.45).abs() < 1e-9);
     }
+
+    #[test]
+    fn top_mean_takes_the_best_scores_whatever_their_order() {
+        let session_of: HashMap<i64, i64> = [(1, 10), (2, 10), (3, 10), (4, 10), (5, 20)].into();
+        let ranked = [(1, 0.1), (2, 0.9), (3, 0.5), (4, 0.7), (5, 0.3)];
+        let m = top_mean(&ranked, &session_of, 2);
+        assert!((m[&10] - 0.8).abs() < 1e-9, "{m:?}");
+        assert!((m[&20] - 0.15).abs() < 1e-9, "{m:?}");
+        // A top of 0 counts as 1: the best score.
+        let m = top_mean(&ranked, &session_of, 0);
+        assert!((m[&10] - 0.9).abs() < 1e-9, "{m:?}");
+    }
+
+    #[test]
+    fn top_mean_leaves_out_messages_of_no_known_session() {
+        let session_of: HashMap<i64, i64> = [(1, 10)].into();
+        let m = top_mean(&[(1, 0.6), (2, 0.9)], &session_of, 1);
+        assert_eq!(m.len(), 1);
+        assert!((m[&10] - 0.6).abs() < 1e-9);
+        assert!(top_mean(&[], &session_of, 3).is_empty());
+    }
 }

@@ -477,7 +477,392 @@ fn since(store: &Store, model: &str, mark: i64) -> Result<HashMap<u64, Vec<f32>>
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+    use crate::embedding::Unit;
+    use crate::ingest::FileState;
+    use deja_model::{Message, Role, Session};
+    use std::collections::BTreeSet;
+
+    const DIMS: usize = 4;
+
+    fn session(id: &str, texts: &[&str]) -> Session {
+        Session {
+            harness: "test".into(),
+            id: id.into(),
+            native_id: id.into(),
+            started_at_ms: 0,
+            updated_at_ms: 0,
+            project: Default::default(),
+            title: None,
+            parent_id: None,
+            precedence: 0,
+            messages: texts
+                .iter()
+                .map(|t| Message {
+                    role: Role::User,
+                    text: (*t).to_string(),
+                    timestamp_ms: 0,
+                    native_id: None,
+                })
+                .collect(),
+            files: vec![],
+            commands: vec![],
+        }
+    }
+
+    fn apply(store: &mut Store, id: &str, texts: &[&str]) {
+        let file = FileState {
+            harness: "test",
+            path: &format!("/{id}"),
+            size: 1,
+            mtime_ns: 1,
+            hash: "h",
+            reader: "test 1",
+            settings: "",
+        };
+        store.apply(&file, &[session(id, texts)]).unwrap();
+    }
+
+    /// A vector of its own for each text (small integers, exact in f16).
+    fn vector_of(text: &str) -> Vec<f32> {
+        let mut v = vec![1.0f32; DIMS];
+        for (i, b) in text.bytes().enumerate() {
+            v[i % DIMS] += f32::from(b % 16);
+        }
+        v
+    }
+
+    /// Gives every message waiting for units one unit (keyed by its text),
+    /// its vector cached under `model`.
+    fn embed(store: &mut Store, model: &str) {
+        let pending = store.pending_page(0, 1000).unwrap();
+        let units: Vec<Unit> = pending
+            .iter()
+            .map(|m| Unit {
+                message: m.id,
+                ordinal: 0,
+                text_hash: m.text.clone(),
+            })
+            .collect();
+        let vectors: Vec<Vec<f32>> = units.iter().map(|u| vector_of(&u.text_hash)).collect();
+        let pairs: Vec<(&str, &[f32])> = units
+            .iter()
+            .zip(&vectors)
+            .map(|(u, v)| (u.text_hash.as_str(), v.as_slice()))
+            .collect();
+        store.add_units(model, &pairs, &units).unwrap();
+    }
+
+    /// Every unit: chunk id → the text it was keyed by.
+    fn units(store: &Store) -> HashMap<u64, String> {
+        let mut stmt = store
+            .conn()
+            .prepare("SELECT id, text_hash FROM chunks")
+            .unwrap();
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))
+            .unwrap();
+        rows.map(|r| r.unwrap()).collect()
+    }
+
+    fn keys<V>(map: &HashMap<u64, V>) -> BTreeSet<u64> {
+        map.keys().copied().collect()
+    }
+
+    fn cosine(a: &[f32], b: &[f32]) -> f32 {
+        let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+        let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        dot / (norm(a) * norm(b))
+    }
+
+    /// Checks that `index` holds exactly the units of `store`, each with its
+    /// text's vector.
+    fn holds_exactly_the_units(index: &VectorIndex, store: &Store) {
+        let units = units(store);
+        assert_eq!(index.len(), units.len());
+        let mut buf = Vec::new();
+        for (key, text) in &units {
+            assert!(index.contains(*key), "unit {key} is missing");
+            assert!(index.vector(*key, &mut buf));
+            let cos = cosine(&buf, &vector_of(text));
+            assert!(cos > 0.9999, "unit {key}: cos {cos}");
+        }
+    }
+
+    fn setup() -> (tempfile::TempDir, Store, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("index.sqlite")).unwrap();
+        let path = dir.path().join("vectors.usearch");
+        (dir, store, path)
+    }
+
+    fn max_unit(store: &Store) -> i64 {
+        units(store).keys().max().map(|k| *k as i64).unwrap_or(0)
+    }
+
+    #[test]
+    fn a_sync_saves_every_unit_and_moves_the_watermark_to_the_highest() {
+        let (_dir, mut store, path) = setup();
+        apply(&mut store, "a", &["alpha", "beta", "gamma"]);
+        embed(&mut store, "m");
+        let all_units = units(&store);
+        assert_eq!(all_units.len(), 3);
+        // Nothing synced yet: every unit is above the watermark.
+        assert_eq!(watermark(&store).unwrap(), 0);
+        assert_eq!(keys(&unsynced(&store, "m").unwrap()), keys(&all_units));
+        assert!(!in_sync(&store, &path).unwrap());
+
+        let index = sync(&store, &path, "m", DIMS).unwrap();
+        holds_exactly_the_units(&index, &store);
+        assert_eq!(watermark(&store).unwrap(), max_unit(&store));
+        assert!(unsynced(&store, "m").unwrap().is_empty());
+        assert!(in_sync(&store, &path).unwrap());
+        assert_eq!(file_count(&path), Some(3));
+
+        // What was saved is what a reader opens, in either way; another
+        // shape is refused.
+        for view in [true, false] {
+            let opened = VectorIndex::open(&path, DIMS, view).unwrap();
+            holds_exactly_the_units(&opened, &store);
+        }
+        assert!(VectorIndex::open(&path, DIMS + 1, true).is_none());
+
+        // A second sync has nothing to do and changes nothing.
+        let again = sync(&store, &path, "m", DIMS).unwrap();
+        holds_exactly_the_units(&again, &store);
+        assert_eq!(watermark(&store).unwrap(), max_unit(&store));
+        assert!(in_sync(&store, &path).unwrap());
+    }
+
+    #[test]
+    fn units_added_after_a_sync_are_exactly_the_unsynced_ones() {
+        let (_dir, mut store, path) = setup();
+        apply(&mut store, "a", &["alpha", "beta"]);
+        embed(&mut store, "m");
+        sync(&store, &path, "m", DIMS).unwrap();
+        let before = keys(&units(&store));
+
+        apply(&mut store, "b", &["delta", "epsilon", "zeta"]);
+        embed(&mut store, "m");
+        let after = units(&store);
+        let new: BTreeSet<u64> = keys(&after).difference(&before).copied().collect();
+        assert_eq!(new.len(), 3);
+        let pending = unsynced(&store, "m").unwrap();
+        assert_eq!(keys(&pending), new);
+        for (key, v) in &pending {
+            assert_eq!(v, &vector_of(&after[key]), "unit {key}");
+        }
+        assert!(!in_sync(&store, &path).unwrap());
+
+        let index = sync(&store, &path, "m", DIMS).unwrap();
+        holds_exactly_the_units(&index, &store);
+        assert!(unsynced(&store, "m").unwrap().is_empty());
+        assert_eq!(watermark(&store).unwrap(), max_unit(&store));
+        assert!(in_sync(&store, &path).unwrap());
+    }
+
+    #[test]
+    fn units_dropped_after_a_sync_leave_the_index_at_the_next_sync() {
+        let (_dir, mut store, path) = setup();
+        let five = ["zero", "one", "two", "three", "four"];
+        apply(&mut store, "a", &five);
+        apply(&mut store, "b", &["other", "session"]);
+        embed(&mut store, "m");
+        sync(&store, &path, "m", DIMS).unwrap();
+        let before = keys(&units(&store));
+
+        // A changed message drops its unit and its neighbours'.
+        let mut changed = five;
+        changed[2] = "changed";
+        apply(&mut store, "a", &changed);
+        let kept = keys(&units(&store));
+        let dropped: BTreeSet<u64> = before.difference(&kept).copied().collect();
+        assert_eq!(dropped.len(), 3);
+        assert!(!in_sync(&store, &path).unwrap());
+        // Until the next sync the saved file still has them; a reader finds
+        // no unit for them in the store, so they are stale and filtered out.
+        let saved = VectorIndex::open(&path, DIMS, true).unwrap();
+        let stale: Vec<u64> = dropped.iter().copied().collect();
+        assert!(stale.iter().all(|k| saved.contains(*k)));
+        assert!(store.messages_of_units(&stale).unwrap().is_empty());
+        drop(saved);
+
+        let index = sync(&store, &path, "m", DIMS).unwrap();
+        holds_exactly_the_units(&index, &store);
+        assert!(dropped.iter().all(|k| !index.contains(*k)));
+        let trash: i64 = store
+            .conn()
+            .query_row("SELECT count(*) FROM vector_trash", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(trash, 0);
+        assert!(in_sync(&store, &path).unwrap());
+
+        // Re-embedding gives them new ids, never the old ones.
+        embed(&mut store, "m");
+        let fresh = keys(&unsynced(&store, "m").unwrap());
+        assert_eq!(fresh.len(), 3);
+        assert!(fresh.iter().all(|k| *k > *before.iter().max().unwrap()));
+        let index = sync(&store, &path, "m", DIMS).unwrap();
+        holds_exactly_the_units(&index, &store);
+    }
+
+    #[test]
+    fn a_sync_that_only_removes_units_keeps_the_rest_of_the_file() {
+        let (_dir, mut store, path) = setup();
+        apply(&mut store, "a", &["zero", "one", "two", "three", "four"]);
+        apply(&mut store, "b", &["other", "session"]);
+        embed(&mut store, "m");
+        sync(&store, &path, "m", DIMS).unwrap();
+        // The cached vector of a unit that stays is changed behind the
+        // file's back: only a rebuild from the table would pick it up.
+        store
+            .conn()
+            .execute(
+                "UPDATE embeddings SET vector = ?1 WHERE text_hash = 'zero'",
+                [to_blob(&[0.0, 0.0, 0.0, 1.0])],
+            )
+            .unwrap();
+        apply(
+            &mut store,
+            "a",
+            &["zero", "one", "changed", "three", "four"],
+        );
+        let index = sync(&store, &path, "m", DIMS).unwrap();
+        // The removals were applied to the saved file, which kept the rest.
+        holds_exactly_the_units(&index, &store);
+        assert_eq!(index.len(), 4);
+    }
+
+    #[test]
+    fn the_units_of_a_forgotten_session_leave_the_index() {
+        let (_dir, mut store, path) = setup();
+        apply(&mut store, "a", &["alpha", "beta"]);
+        apply(&mut store, "b", &["gamma", "delta"]);
+        embed(&mut store, "m");
+        store
+            .set_model_stamp(&deja_model::ModelStamp {
+                fingerprint: "f".into(),
+                id: "m".into(),
+                dims: DIMS,
+            })
+            .unwrap();
+        sync(&store, &path, "m", DIMS).unwrap();
+        let row = store.session_row("test", "b").unwrap().unwrap();
+        store.forget(&[row]).unwrap();
+        assert!(!in_sync(&store, &path).unwrap());
+        sync_after_change(&store, &path).unwrap();
+        assert!(in_sync(&store, &path).unwrap());
+        let index = VectorIndex::open(&path, DIMS, false).unwrap();
+        holds_exactly_the_units(&index, &store);
+        assert_eq!(index.len(), 2);
+    }
+
+    #[test]
+    fn a_missing_index_file_is_rebuilt_from_the_table() {
+        let (_dir, mut store, path) = setup();
+        apply(&mut store, "a", &["alpha", "beta", "gamma"]);
+        embed(&mut store, "m");
+        sync(&store, &path, "m", DIMS).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(!in_sync(&store, &path).unwrap());
+        let index = sync(&store, &path, "m", DIMS).unwrap();
+        holds_exactly_the_units(&index, &store);
+        assert_eq!(file_count(&path), Some(3));
+        assert_eq!(watermark(&store).unwrap(), max_unit(&store));
+        assert!(in_sync(&store, &path).unwrap());
+    }
+
+    #[test]
+    fn an_unreadable_index_file_is_rebuilt_from_the_table() {
+        let (_dir, mut store, path) = setup();
+        apply(&mut store, "a", &["alpha", "beta", "gamma"]);
+        embed(&mut store, "m");
+        sync(&store, &path, "m", DIMS).unwrap();
+        std::fs::write(&path, b"not an index at all").unwrap();
+        assert!(!in_sync(&store, &path).unwrap());
+        let index = sync(&store, &path, "m", DIMS).unwrap();
+        holds_exactly_the_units(&index, &store);
+        assert!(in_sync(&store, &path).unwrap());
+        holds_exactly_the_units(&VectorIndex::open(&path, DIMS, true).unwrap(), &store);
+    }
+
+    #[test]
+    fn an_index_file_of_another_shape_is_rebuilt_from_the_table() {
+        let (_dir, mut store, path) = setup();
+        apply(&mut store, "a", &["alpha", "beta"]);
+        embed(&mut store, "m");
+        sync(&store, &path, "m", DIMS).unwrap();
+        let mut other = VectorIndex::empty(&path, DIMS + 2).unwrap();
+        for key in units(&store).keys() {
+            other.add(*key, &[1.0; DIMS + 2]).unwrap();
+        }
+        other.save_atomic().unwrap();
+        drop(other);
+        let index = sync(&store, &path, "m", DIMS).unwrap();
+        holds_exactly_the_units(&index, &store);
+        assert!(VectorIndex::open(&path, DIMS, true).is_some());
+    }
+
+    #[test]
+    fn an_index_file_behind_its_watermark_is_rebuilt_from_the_table() {
+        let (dir, mut store, path) = setup();
+        apply(&mut store, "a", &["alpha", "beta"]);
+        embed(&mut store, "m");
+        sync(&store, &path, "m", DIMS).unwrap();
+        let old = dir.path().join("old.usearch");
+        std::fs::copy(&path, &old).unwrap();
+        apply(&mut store, "b", &["gamma", "delta"]);
+        embed(&mut store, "m");
+        sync(&store, &path, "m", DIMS).unwrap();
+        // An older copy comes back (a backup restored): the watermark says
+        // it holds units it does not.
+        std::fs::copy(&old, &path).unwrap();
+        assert!(!in_sync(&store, &path).unwrap());
+        let index = sync(&store, &path, "m", DIMS).unwrap();
+        holds_exactly_the_units(&index, &store);
+        assert_eq!(index.len(), 4);
+        assert!(in_sync(&store, &path).unwrap());
+    }
+
+    #[test]
+    fn all_returns_every_vector_of_the_model_and_none_of_another() {
+        let (_dir, mut store, path) = setup();
+        apply(&mut store, "a", &["alpha", "beta", "gamma"]);
+        embed(&mut store, "m1");
+        // Another model has a vector for one of the texts only.
+        let other = [9.0f32, 0.0, 0.0, 1.0];
+        store.add_units("m2", &[("beta", &other[..])], &[]).unwrap();
+        sync(&store, &path, "m1", DIMS).unwrap();
+
+        let units = units(&store);
+        let m1 = all(&store, "m1").unwrap();
+        assert_eq!(keys(&m1), keys(&units));
+        for (key, v) in &m1 {
+            assert_eq!(v, &vector_of(&units[key]));
+        }
+        // All of them, whatever the watermark says.
+        assert!(unsynced(&store, "m1").unwrap().is_empty());
+
+        let m2 = all(&store, "m2").unwrap();
+        let beta: Vec<u64> = units
+            .iter()
+            .filter(|(_, t)| t.as_str() == "beta")
+            .map(|(k, _)| *k)
+            .collect();
+        assert_eq!(keys(&m2), beta.iter().copied().collect());
+        assert_eq!(m2[&beta[0]], other);
+        assert!(all(&store, "m3").unwrap().is_empty());
+    }
+
+    #[test]
+    fn blobs_round_trip() {
+        let v = [0.0f32, -1.5, 3.25e-7, f32::MAX];
+        let blob = to_blob(&v);
+        assert_eq!(blob.len(), 16);
+        assert_eq!(&blob[4..8], &(-1.5f32).to_le_bytes());
+        assert_eq!(from_blob(&blob), v);
+    }
 
     #[test]
     fn stale_temporaries_of_the_index_are_removed_and_nothing_else() {

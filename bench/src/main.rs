@@ -10,6 +10,7 @@ mod mcp;
 mod profile;
 mod quality;
 mod quant;
+mod real;
 mod report;
 mod scale;
 mod sweep;
@@ -181,6 +182,18 @@ enum Cmd {
         /// Keep the converted, indexed benchmark in this folder and reuse it.
         #[arg(long)]
         home: Option<PathBuf>,
+        /// Most hits of one session (default: `recall.per_session`'s default; 0: no cap).
+        #[arg(long)]
+        per_session: Option<usize>,
+        /// Which set: `locomo`, `real` (the real-transcript set) or `both`.
+        #[arg(long, default_value = "both")]
+        set: String,
+        /// Keep the indexed shared corpus (real set) in this folder and reuse it.
+        #[arg(long)]
+        corpus_home: Option<PathBuf>,
+        /// Only these halves of the real set (`tune`, `report`); default both.
+        #[arg(long)]
+        half: Option<String>,
     },
 }
 
@@ -352,6 +365,10 @@ fn main() -> Result<()> {
             session_semantic,
             date_weight,
             modes,
+            per_session,
+            set,
+            corpus_home,
+            half,
         } => {
             let mut tuning = Tuning {
                 fusion: parse_fusion(fusion)?,
@@ -372,12 +389,17 @@ fn main() -> Result<()> {
             if let Some(w) = date_weight {
                 tuning.date_weight = *w;
             }
-            let locomo = quality::prepare(&deja, &shared, config, home.as_deref(), None)?;
-            eprintln!(
-                "indexed LoCoMo in {:.1} s (peak {:.0} MB)",
-                locomo.index_cost.wall.as_secs_f64(),
-                env::mb(locomo.index_cost.peak_rss)
-            );
+            let per_session = match per_session {
+                Some(0) => None,
+                Some(n) => Some(*n),
+                None => deja_config::defaults(
+                    std::path::Path::new("/nonexistent/config.toml"),
+                    &|_| None,
+                )?
+                .config
+                .recall
+                .per_session_cap(),
+            };
             let modes: Vec<Mode> = modes
                 .iter()
                 .map(|m| match m.as_str() {
@@ -387,25 +409,55 @@ fn main() -> Result<()> {
                     other => Err(anyhow::anyhow!("unknown mode `{other}`")),
                 })
                 .collect::<Result<_>>()?;
-            let r = quality::evaluate(&locomo, &tuning, &modes)?;
-            println!("tuning: {tuning:?}");
-            for (mode, m) in &r.by_mode {
-                let (h1, h5, mrr, t5) = m.rates();
-                println!(
-                    "{mode:<9} n={} hit@1 {h1:.3} hit@5 {h5:.3} MRR@10 {mrr:.3} turn@5 {t5:.3}",
-                    m.n
+            println!("tuning: {tuning:?}; per session: {per_session:?}");
+            if set == "locomo" || set == "both" {
+                let locomo = quality::prepare(&deja, &shared, config, home.as_deref(), None)?;
+                eprintln!(
+                    "indexed LoCoMo in {:.1} s (peak {:.0} MB)",
+                    locomo.index_cost.wall.as_secs_f64(),
+                    env::mb(locomo.index_cost.peak_rss)
                 );
+                let r = quality::evaluate(&locomo, &tuning, &modes, per_session)?;
+                println!("LoCoMo");
+                for (mode, m) in &r.by_mode {
+                    let (h1, h5, mrr, t5) = m.rates();
+                    println!(
+                        "{mode:<9} n={} hit@1 {h1:.3} hit@5 {h5:.3} hit@10 {:.3} MRR@10 {mrr:.3} turn@5 {t5:.3}",
+                        m.n,
+                        m.rate(m.hit10)
+                    );
+                }
+                for ((mode, cat), m) in &r.by_category {
+                    let (h1, h5, mrr, t5) = m.rates();
+                    println!(
+                        "  {mode:<9} {:<12} n={:<4} hit@1 {h1:.3} hit@5 {h5:.3} hit@10 {:.3} MRR@10 {mrr:.3} turn@5 {t5:.3}",
+                        quality::category_name(*cat),
+                        m.n,
+                        m.rate(m.hit10)
+                    );
+                }
+                let (p50, p95) = env::percentiles(r.hybrid_latencies_ms.clone());
+                println!("hybrid in-process latency p50 {p50:.1} ms p95 {p95:.1} ms");
             }
-            for ((mode, cat), m) in &r.by_category {
-                let (h1, h5, mrr, t5) = m.rates();
-                println!(
-                    "  {mode:<9} {:<12} n={:<4} hit@1 {h1:.3} hit@5 {h5:.3} MRR@10 {mrr:.3} turn@5 {t5:.3}",
-                    quality::category_name(*cat),
-                    m.n
+            if set == "real" || set == "both" {
+                let items: Vec<real::Item> = real::load(&real::default_set())?
+                    .into_iter()
+                    .filter(|i| half.as_deref().is_none_or(|h| h == i.half))
+                    .collect();
+                let corpus = real::prepare(&deja, &shared, corpus_home.as_deref())?;
+                eprintln!(
+                    "indexed the shared corpus in {:.1} s",
+                    corpus.index_cost.wall.as_secs_f64()
                 );
+                let r = real::evaluate(&corpus, &items, &modes, per_session, &tuning)?;
+                println!("Real transcripts ({} queries)", items.len());
+                print!("{}", real::tables(&r, per_session));
+                if std::env::var_os("DEJA_BENCH_FAILURES").is_some() {
+                    for m in &r.misses {
+                        eprintln!("MISS {m}");
+                    }
+                }
             }
-            let (p50, p95) = env::percentiles(r.hybrid_latencies_ms.clone());
-            println!("hybrid in-process latency p50 {p50:.1} ms p95 {p95:.1} ms");
         }
     }
     Ok(())

@@ -47,6 +47,40 @@ pub fn category_name(c: u8) -> &'static str {
     }
 }
 
+/// Hits as a user sees them listed, read session by session: a session
+/// counts at the first rank at which it appears.
+pub struct Listed<'a> {
+    hits: &'a [deja_recall::Hit],
+}
+
+impl<'a> Listed<'a> {
+    /// The hits of one answer, in listed order.
+    pub fn of(hits: &'a [deja_recall::Hit]) -> Self {
+        Listed { hits }
+    }
+
+    /// The 0-based rank, among distinct sessions in listed order, of the
+    /// first session whose hits `answers` accepts.
+    pub fn session_rank(&self, answers: impl Fn(&deja_recall::Hit) -> bool) -> Option<usize> {
+        let mut seen: Vec<i64> = Vec::new();
+        for h in self.hits {
+            if seen.contains(&h.session_row) {
+                continue;
+            }
+            if answers(h) {
+                return Some(seen.len());
+            }
+            seen.push(h.session_row);
+        }
+        None
+    }
+
+    /// Whether one of the first `n` hits is an answering message.
+    pub fn turn_within(&self, n: usize, answers: impl Fn(&deja_recall::Hit) -> bool) -> bool {
+        self.hits.iter().take(n).any(answers)
+    }
+}
+
 /// Accumulated metrics.
 #[derive(Debug, Clone, Default)]
 pub struct Metrics {
@@ -56,6 +90,8 @@ pub struct Metrics {
     pub hit1: usize,
     /// Session hit within rank 5.
     pub hit5: usize,
+    /// Session hit within rank 10.
+    pub hit10: usize,
     /// Sum of reciprocal ranks of the first evidence session within 10.
     pub mrr10: f64,
     /// An evidence turn within the first 5 hits.
@@ -63,6 +99,30 @@ pub struct Metrics {
 }
 
 impl Metrics {
+    /// Adds one query: the 0-based session rank (if found) and whether an
+    /// answering message was among the first five hits.
+    pub fn add_ranks(&mut self, rank: Option<usize>, turn_hit: bool) {
+        self.n += 1;
+        if rank == Some(0) {
+            self.hit1 += 1;
+        }
+        if rank.is_some_and(|r| r < 5) {
+            self.hit5 += 1;
+        }
+        if let Some(r) = rank.filter(|r| *r < 10) {
+            self.hit10 += 1;
+            self.mrr10 += 1.0 / (r as f64 + 1.0);
+        }
+        if turn_hit {
+            self.turn5 += 1;
+        }
+    }
+
+    /// `count` as a share of the queries.
+    pub fn rate(&self, count: usize) -> f64 {
+        count as f64 / self.n.max(1) as f64
+    }
+
     fn add(&mut self, sessions: &[String], turns: &[String], q: &Question) {
         self.n += 1;
         let rank = sessions.iter().position(|s| q.sessions.contains(s));
@@ -292,18 +352,29 @@ pub fn native_ids(store: &Store) -> Result<std::collections::HashMap<i64, String
         .collect())
 }
 
-/// Asks every question in every mode.
-pub fn evaluate(locomo: &Locomo, tuning: &Tuning, modes: &[Mode]) -> Result<QualityReport> {
-    let mut e = engine(&locomo.env.database(), &locomo.env.vectors())?;
+/// Asks every question in every mode through the engine `deja recall`
+/// uses, restricted to its conversation's project, and scores the hits as
+/// `deja recall -n 10` lists them (with `per_session` as the cap).
+pub fn evaluate(
+    locomo: &Locomo,
+    tuning: &Tuning,
+    modes: &[Mode],
+    per_session: Option<usize>,
+) -> Result<QualityReport> {
+    let store = Store::open_read(&locomo.env.database())?;
+    let messages = store.counts()?.messages;
+    let mut engine =
+        deja_recall::engine::Engine::open(store, &locomo.env.vectors(), Some(settings()?));
+    engine.warm_up()?;
+    if let Some(why) = engine.semantic_unavailable() {
+        anyhow::bail!("semantic ranking cannot run on the LoCoMo store: {why}");
+    }
     let mut report = QualityReport {
         index_cost: Some(locomo.index_cost),
-        messages: e.store.counts()?.messages,
+        messages,
         ..Default::default()
     };
     for q in &locomo.questions {
-        let started = Instant::now();
-        let qv = e.embedder.embed_query(&q.question)?;
-        let embed_time = started.elapsed();
         let candidates = Candidates {
             filter: SessionFilter {
                 project: Some(q.project.clone()),
@@ -312,63 +383,59 @@ pub fn evaluate(locomo: &Locomo, tuning: &Tuning, modes: &[Mode]) -> Result<Qual
             role: None,
         };
         for &mode in modes {
-            let searched = Instant::now();
-            let hits = deja_recall::search_with(
-                &e.store,
-                &q.question,
+            let started = Instant::now();
+            let answer = engine.recall(&deja_recall::engine::Query {
+                text: &q.question,
                 mode,
-                &candidates,
-                Some((&e.vectors(), qv.as_slice())),
-                50,
-                tuning,
-            )?;
+                scope: &candidates,
+                limit: 10,
+                tuning: *tuning,
+                per_session,
+            })?;
             if mode == Mode::Hybrid {
                 report
                     .hybrid_latencies_ms
-                    .push((embed_time + searched.elapsed()).as_secs_f64() * 1000.0);
+                    .push(started.elapsed().as_secs_f64() * 1000.0);
             }
-            let mut sessions: Vec<String> = Vec::new();
-            for h in &hits {
-                if !sessions.contains(&h.native_session_id) {
-                    sessions.push(h.native_session_id.clone());
-                }
-            }
-            let turns: Vec<String> = hits.iter().map(|h| h.message_id.clone()).collect();
+            let hits = &answer.hits;
+            let listed = Listed::of(hits);
+            let rank = listed.session_rank(|h| q.sessions.contains(&h.native_session_id));
+            let turn = listed.turn_within(5, |h| q.evidence.contains(&h.message_id));
             let name = mode.as_str();
-            if mode == Mode::Hybrid && std::env::var_os("DEJA_BENCH_FAILURES").is_some() {
-                let first = sessions.first().cloned().unwrap_or_default();
-                if !q.sessions.contains(&first) {
+            if mode == Mode::Hybrid
+                && std::env::var_os("DEJA_BENCH_FAILURES").is_some()
+                && rank != Some(0)
+            {
+                eprintln!(
+                    "MISS [{}] {}",
+                    category_name(q.category.unwrap_or(0)),
+                    q.question
+                );
+                eprintln!("   evidence {:?}", q.evidence);
+                for h in hits.iter().take(3) {
+                    let ok = if q.sessions.contains(&h.native_session_id) {
+                        "*"
+                    } else {
+                        " "
+                    };
                     eprintln!(
-                        "MISS [{}] {}",
-                        category_name(q.category.unwrap_or(0)),
-                        q.question
+                        "   {ok} {:.3} {} {}",
+                        h.score,
+                        h.message_id,
+                        h.text.chars().take(150).collect::<String>()
                     );
-                    eprintln!("   evidence {:?}", q.evidence);
-                    for h in hits.iter().take(3) {
-                        let ok = if q.sessions.contains(&h.native_session_id) {
-                            "*"
-                        } else {
-                            " "
-                        };
-                        eprintln!(
-                            "   {ok} {:.3} {} {}",
-                            h.score,
-                            h.message_id,
-                            h.text.chars().take(150).collect::<String>()
-                        );
-                    }
                 }
             }
             report
                 .by_mode
                 .entry(name)
                 .or_default()
-                .add(&sessions, &turns, q);
+                .add_ranks(rank, turn);
             report
                 .by_category
                 .entry((name, q.category.unwrap_or(0)))
                 .or_default()
-                .add(&sessions, &turns, q);
+                .add_ranks(rank, turn);
         }
     }
     Ok(report)

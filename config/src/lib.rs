@@ -170,6 +170,15 @@ pub struct Recall {
     pub limit: usize,
     /// Ranking mode.
     pub mode: Mode,
+    /// Most messages of one session among the hits; 0: no cap.
+    pub per_session: usize,
+}
+
+impl Recall {
+    /// The per-session cap, `None` when there is none.
+    pub fn per_session_cap(&self) -> Option<usize> {
+        (self.per_session > 0).then_some(self.per_session)
+    }
 }
 
 /// `[context]`: the project digest agents get when a session starts.
@@ -319,6 +328,7 @@ pub const BOUNDS: &[(&str, i64, i64)] = &[
     ("embed.batch_tokens", 8, 1_048_576),
     ("embed.threads", 0, 1024),
     ("recall.limit", 1, RECALL_MAX_LIMIT as i64),
+    ("recall.per_session", 0, RECALL_MAX_LIMIT as i64),
     ("mcp.limit", 1, MCP_MAX_LIMIT as i64),
     ("mcp.per_session", 1, MCP_MAX_LIMIT as i64),
     (

@@ -125,6 +125,59 @@ pub fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The terminal's size (columns, rows) when stdout is one.
+pub fn terminal_size() -> Option<(usize, usize)> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        // SAFETY: TIOCGWINSZ fills the zeroed `winsize` we pass; nothing else is touched.
+        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+        let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+        if ok && size.ws_col > 0 && size.ws_row > 0 {
+            return Some((usize::from(size.ws_col), usize::from(size.ws_row)));
+        }
+    }
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<usize>().ok());
+    Some((env("COLUMNS").unwrap_or(80), env("LINES").unwrap_or(24)))
+}
+
+/// Prints `text` to stdout, through the pager (`$PAGER`, else `less -FRX`)
+/// when stdout is a terminal and the text is taller than it; piped output
+/// is printed as it is. A pager that cannot start is skipped.
+pub fn page(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    if let Some((_, rows)) = terminal_size() {
+        if text.lines().count() >= rows {
+            let pager = std::env::var("PAGER")
+                .ok()
+                .filter(|p| !p.trim().is_empty())
+                .unwrap_or_else(|| "less -FRX".to_string());
+            let child = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(&pager)
+                .env(
+                    "LESS",
+                    std::env::var("LESS").unwrap_or_else(|_| "FRX".into()),
+                )
+                .stdin(std::process::Stdio::piped())
+                .spawn();
+            if let Ok(mut child) = child {
+                if let Some(mut stdin) = child.stdin.take() {
+                    // A pager quit early closes the pipe: not an error.
+                    let _ = stdin.write_all(text.as_bytes());
+                }
+                let _ = child.wait();
+                return Ok(());
+            }
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    Ok(())
+}
+
 pub use deja_model::one_line;
 pub use deja_model::trace::trace;
 

@@ -247,13 +247,17 @@ fn text_output_names_session_project_and_role() {
     let sb = with_gemini(sandbox());
     sb.ok(&["index"]);
     let out = sb.ok(&["recall", "--mode", "lexical", "useMemo"]);
-    let first = out.stdout.lines().next().unwrap();
+    let mut lines = out.stdout.lines();
+    let first = lines.next().unwrap();
     assert!(first.starts_with(" 1. aider-"), "{first}");
+    assert!(first.contains("aider · dashboard ·"), "{first}");
+    let message = lines.next().unwrap();
     assert!(
-        first.contains("aider · dashboard ·") && first.ends_with("assistant"),
-        "{first}"
+        message.starts_with("    #")
+            && message.contains(" assistant ")
+            && message.contains("useMemo"),
+        "{message}"
     );
-    assert!(out.stdout.contains("useMemo"), "{}", out.stdout);
     // NO_COLOR is set by the harness: no escape codes.
     assert!(!out.stdout.contains('\x1b'));
 }
@@ -368,14 +372,39 @@ fn per_session_caps_hits_of_one_session_and_counts_the_rest() {
             "lexical",
             "-n",
             "5",
+            "--per-session",
+            "0",
             "quokka cache expired",
         ])
         .json();
     let ids = sessions(&all);
     assert!(
-        ids.len() > 2 && ids.iter().filter(|s| **s == ids[0]).count() > 1,
+        ids.len() > 2 && ids.iter().filter(|s| **s == ids[0]).count() > 2,
         "without a cap one session fills the list: {ids:?}"
     );
+    // By default (`recall.per_session` = 2) a session shows at most two.
+    let default = sb
+        .ok(&[
+            "recall",
+            "--json",
+            "--mode",
+            "lexical",
+            "-n",
+            "5",
+            "quokka cache expired",
+        ])
+        .json();
+    let ids = sessions(&default);
+    assert_eq!(
+        ids.len(),
+        3,
+        "two of the first session, one of the other: {default:#}"
+    );
+    let most = ids
+        .iter()
+        .map(|id| ids.iter().filter(|s| *s == id).count())
+        .max();
+    assert_eq!(most, Some(2), "{ids:?}");
     let capped = sb
         .ok(&[
             "recall",
@@ -422,8 +451,27 @@ fn per_session_caps_hits_of_one_session_and_counts_the_rest() {
         text.contains("more matching messages in this session"),
         "{text}"
     );
-    let zero = sb.run(&["recall", "--per-session", "0", "quokka"]);
-    assert_eq!(zero.code, 2, "{}", zero.stderr);
+    // Text output: one line per session, its messages below it.
+    let text = sb
+        .ok(&["recall", "--mode", "lexical", "quokka cache expired"])
+        .stdout;
+    let heads: Vec<&str> = text.lines().filter(|l| !l.starts_with("    ")).collect();
+    assert_eq!(heads.len(), 2, "{text}");
+    assert!(
+        heads[0].starts_with(" 1. aider-") && heads[1].starts_with(" 2. aider-"),
+        "{text}"
+    );
+    let messages = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with('#'))
+        .count();
+    assert_eq!(messages, 3, "two of one session, one of the other: {text}");
+    assert!(
+        text.contains("more matching messages in this session: deja show aider-"),
+        "{text}"
+    );
+    let bad = sb.run(&["recall", "--per-session", "1001", "quokka"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
 }
 
 /// A store whose semantic and lexical halves can be broken one at a time.
@@ -549,4 +597,114 @@ fn an_unreadable_message_is_left_out_with_a_warning_and_the_rest_answer() {
         "{v:#}"
     );
     assert!(!v["hits"].as_array().unwrap().is_empty(), "{v:#}");
+}
+
+/// An aider history of one session with `n` exchanges about numbered topics.
+fn long_session(n: usize) -> Sandbox {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let mut history = String::from("\n# aider chat started at 2026-07-17 09:00:00\n\n");
+    for i in 0..n {
+        let topic = if i == 6 {
+            "the wombat scheduler deadlock"
+        } else {
+            "routine chores"
+        };
+        history.push_str(&format!(
+            "#### question {i} about {topic}  \n\nAnswer {i} about {topic}.\n\n"
+        ));
+    }
+    sb.write("work/long/.aider.chat.history.md", &history);
+    sb.write(
+        ".config/deja/aider-projects",
+        format!("{}\n", sb.home.join("work/long").display()),
+    );
+    sb.ok(&["index"]);
+    sb
+}
+
+#[test]
+fn show_opens_a_session_at_a_message_and_recall_open_shows_a_hit_in_context() {
+    let mut sb = long_session(10);
+    let hit = sb
+        .ok(&[
+            "recall",
+            "--json",
+            "--mode",
+            "lexical",
+            "wombat scheduler deadlock",
+        ])
+        .json()["hits"][0]
+        .clone();
+    let session = hit["session_id"].as_str().unwrap().to_string();
+    let index = hit["message_index"].as_u64().unwrap();
+    assert_eq!(index, 12, "{hit:#}");
+    // --around N with the default three neighbours on each side.
+    let out = sb.ok(&["show", &session, "--around", "12"]).stdout;
+    assert!(out.contains("messages  9 to 15 of 20"), "{out}");
+    assert!(out.contains("── ▶ #12 user"), "{out}");
+    assert!(
+        out.contains("#9 ")
+            && out.contains("#15 ")
+            && !out.contains("#8 ")
+            && !out.contains("#16 "),
+        "{out}"
+    );
+    // A hit's message id opens the session there; --before/--after narrow it.
+    let id = hit["message_id"].as_str().unwrap();
+    assert_eq!(id, format!("{session}#12"));
+    let out = sb.ok(&["show", id, "--before", "1", "--after", "0"]).stdout;
+    assert!(out.contains("messages  11 to 12 of 20"), "{out}");
+    let v = sb.ok(&["show", id, "--json", "--after", "1"]).json();
+    assert_eq!(v["window"]["from"], 9);
+    assert_eq!(v["window"]["to"], 14);
+    assert_eq!(v["messages"].as_array().unwrap().len(), 5);
+    assert_eq!(v["messages"][3]["index"], 12);
+    // Out of range, and --before without a message, are clear errors.
+    let bad = sb.run(&["show", &session, "--around", "20"]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains("has 20 messages (indexes 0 to 19)"),
+        "{}",
+        bad.stderr
+    );
+    let bad = sb.run(&["show", &session, "--before", "2"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("--around"), "{}", bad.stderr);
+    // recall --open 1 shows the first listed session at its best message.
+    let out = sb
+        .ok(&[
+            "recall",
+            "--mode",
+            "lexical",
+            "--open",
+            "1",
+            "wombat scheduler deadlock",
+        ])
+        .stdout;
+    assert!(
+        out.contains("── ▶ #12 user") || out.contains("── ▶ #13 assistant"),
+        "{out}"
+    );
+    let bad = sb.run(&[
+        "recall",
+        "--mode",
+        "lexical",
+        "--open",
+        "3",
+        "wombat scheduler deadlock",
+    ]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains("the answer lists 1 session"),
+        "{}",
+        bad.stderr
+    );
+    // Piped output never goes through the pager, however long.
+    let marker = sb.home.join("pager-ran");
+    sb.env("PAGER", format!("touch {}; cat", marker.display()));
+    sb.env("LINES", "5");
+    let out = sb.ok(&["show", &session]).stdout;
+    assert!(out.contains("Answer 9 about routine chores"), "{out}");
+    assert!(!marker.exists(), "the pager ran on piped output");
 }

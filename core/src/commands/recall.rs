@@ -46,7 +46,11 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         scope: &candidates,
         limit,
         tuning: Tuning::default(),
-        per_session: args.per_session.map(usize::from),
+        per_session: match args.per_session {
+            Some(0) => None,
+            Some(n) => Some(usize::from(n)),
+            None => app.config.config.recall.per_session_cap(),
+        },
     })?;
     let warning = answer
         .semantic_unavailable
@@ -64,6 +68,22 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
     // would cost tens of milliseconds of a cold recall.
     std::mem::forget(engine);
 
+    if let Some(n) = args.open {
+        let groups = by_session(&hits);
+        let Some(group) = groups.get(usize::from(n) - 1) else {
+            anyhow::bail!(
+                "--open {n}: the answer lists {}",
+                plural(groups.len(), "session", "sessions")
+            );
+        };
+        let best = group[0];
+        return super::show::run(
+            app,
+            &format!("{}#{}", best.session_id, best.message_index),
+            super::show::Window::default(),
+            args.json,
+        );
+    }
     if args.json {
         output::print_json(&json!({
             // The echo is redacted too: a pasted secret never comes back out.
@@ -106,41 +126,79 @@ fn hit_json(h: &Hit) -> serde_json::Value {
     })
 }
 
+/// The hits grouped by session, in the order their sessions first rank:
+/// one line per session, its best messages below it.
+pub(crate) fn by_session(hits: &[Hit]) -> Vec<Vec<&Hit>> {
+    let mut groups: Vec<Vec<&Hit>> = Vec::new();
+    for h in hits {
+        match groups
+            .iter_mut()
+            .find(|g| g[0].session_row == h.session_row)
+        {
+            Some(g) => g.push(h),
+            None => groups.push(vec![h]),
+        }
+    }
+    groups
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 fn print_hits(hits: &[Hit], query: &str) {
     let s = Style::stdout();
     let terms = lexical::terms(query);
-    for h in hits {
-        let project = h
+    for (n, group) in by_session(hits).iter().enumerate() {
+        let first = group[0];
+        let project = first
             .project
             .name
             .as_deref()
-            .or(h.project.id.as_deref())
+            .or(first.project.id.as_deref())
             .unwrap_or("-");
         println!(
-            "{:>2}. {}  {} · {} · {} · {}",
-            h.rank,
-            s.cyan(&h.session_id),
-            h.harness,
+            "{:>2}. {}  {} · {} · {}",
+            n + 1,
+            s.cyan(&first.session_id),
+            first.harness,
             project,
-            local_short(h.timestamp),
-            h.role
+            local_short(first.started_at),
         );
-        let snip = snippet::highlighted(&h.text, &terms, 160, &|w| s.highlight(w));
-        println!("    {snip}");
-        if !h.duplicates.is_empty() {
+        for h in group {
+            let snip = snippet::highlighted(&h.text, &terms, 160, &|w| s.highlight(w));
             println!(
-                "    {}",
-                s.dim(&format!("(also in {} other sessions)", h.duplicates.len()))
+                "    {} {}",
+                s.dim(&format!(
+                    "#{} {} {}:",
+                    h.message_index,
+                    h.role,
+                    local_short(h.timestamp)
+                )),
+                snip
             );
+            if !h.duplicates.is_empty() {
+                println!(
+                    "      {}",
+                    s.dim(&format!(
+                        "(the same text is in {} too)",
+                        plural(h.duplicates.len(), "other session", "other sessions")
+                    ))
+                );
+            }
         }
-        if h.more_in_session > 0 {
-            let more = h.more_in_session;
-            let noun = if more == 1 { "message" } else { "messages" };
+        if first.more_in_session > 0 {
             println!(
                 "    {}",
                 s.dim(&format!(
-                    "({more} more matching {noun} in this session: deja show {})",
-                    h.session_id
+                    "({} in this session: deja show {} --around {})",
+                    plural(
+                        first.more_in_session,
+                        "more matching message",
+                        "more matching messages"
+                    ),
+                    first.session_id,
+                    first.message_index
                 ))
             );
         }

@@ -1,28 +1,123 @@
-//! `deja show ID`: one session in full: messages with roles and times, then
-//! the files and commands it touched.
+//! `deja show ID`: one session in full (messages with roles and times, then
+//! the files and commands it touched), or the part of it around one message
+//! (`--around N`, or a hit's message id). A long session on a terminal goes
+//! through the pager (`$PAGER`, else `less`); piped output never does.
 
-use anyhow::Result;
+use std::fmt::Write as _;
+
+use anyhow::{bail, Result};
+use deja_store::{SessionRow, Store};
 
 use crate::app::App;
 use crate::output::{self, local_short, Style};
 use crate::{json, ExitStatus};
 
+/// Which messages to show.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Window {
+    /// The message to centre on.
+    pub around: Option<usize>,
+    /// Messages before it.
+    pub before: Option<usize>,
+    /// Messages after it.
+    pub after: Option<usize>,
+}
+
+/// Neighbours shown on each side of a message by default.
+const NEIGHBOURS: usize = 3;
+
+/// The session `id` names and the message it points at, if it names one:
+/// a session id or prefix; `<session>#<index>`; a harness message id.
+fn resolve(store: &Store, id: &str) -> Result<(SessionRow, Option<usize>)> {
+    let id = id.trim();
+    if let Some((session, index)) = id.rsplit_once('#') {
+        if let Ok(index) = index.parse::<usize>() {
+            return Ok((super::pick_session(store, session)?, Some(index)));
+        }
+    }
+    if store.find_sessions(id, 1)?.total > 0 {
+        return Ok((super::pick_session(store, id)?, None));
+    }
+    let found = store.find_message(id, 6)?;
+    match found.as_slice() {
+        [] => Ok((super::pick_session(store, id)?, None)),
+        [(session, index)] => Ok((super::pick_session(store, session)?, Some(*index))),
+        many => {
+            let list: Vec<String> = many
+                .iter()
+                .take(5)
+                .map(|(s, i)| format!("  {s}#{i}"))
+                .collect();
+            bail!(
+                "message id `{id}` is in {} sessions; name one:\n{}",
+                if many.len() > 5 {
+                    "more than 5".to_string()
+                } else {
+                    many.len().to_string()
+                },
+                list.join("\n")
+            )
+        }
+    }
+}
+
 /// Runs the command.
-pub fn run(app: &App, id: &str, as_json: bool) -> Result<ExitStatus> {
+pub fn run(app: &App, id: &str, window: Window, as_json: bool) -> Result<ExitStatus> {
     let store = super::open_read(app)?;
-    let row = super::pick_session(&store, id)?;
+    let (row, pointed) = resolve(&store, id)?;
     let session = store.load_session(&row)?;
+    let total = session.messages.len();
+    let target = window.around.or(pointed);
+    if let Some(t) = target {
+        if t >= total {
+            bail!(
+                "session {} has {} (indexes 0 to {}); there is no message {t}",
+                session.id,
+                if total == 1 {
+                    "1 message".to_string()
+                } else {
+                    format!("{total} messages")
+                },
+                total.saturating_sub(1)
+            );
+        }
+    } else if window.before.is_some() || window.after.is_some() {
+        bail!("--before and --after need a message: give --around N or a message id (`<session>#<index>`)");
+    }
+    let range = match target {
+        Some(t) => {
+            let before = window.before.unwrap_or(NEIGHBOURS);
+            let after = window.after.unwrap_or(NEIGHBOURS);
+            t.saturating_sub(before)..t.saturating_add(after).saturating_add(1).min(total)
+        }
+        None => 0..total,
+    };
     if as_json {
         let mut v = json::session(&session, row.source_path.as_deref());
         if let serde_json::Value::Object(m) = &mut v {
             m.insert("source_present".into(), row.has_source.into());
+            if let Some(t) = target {
+                if let Some(serde_json::Value::Array(messages)) = m.get_mut("messages") {
+                    let kept: Vec<serde_json::Value> = messages.drain(range.clone()).collect();
+                    *messages = kept;
+                }
+                m.insert(
+                    "window".into(),
+                    serde_json::json!({"around": t, "from": range.start, "to": range.end, "total": total}),
+                );
+            }
         }
         output::print_json(&v)?;
         return Ok(ExitStatus::Success);
     }
     let s = Style::stdout();
-    println!("{} {}", s.bold("session"), s.cyan(&session.id));
-    println!("harness   {} (id {})", session.harness, session.native_id);
+    let mut out = String::new();
+    let _ = writeln!(out, "{} {}", s.bold("session"), s.cyan(&session.id));
+    let _ = writeln!(
+        out,
+        "harness   {} (id {})",
+        session.harness, session.native_id
+    );
     if let Some(dir) = session
         .project
         .dir
@@ -30,42 +125,65 @@ pub fn run(app: &App, id: &str, as_json: bool) -> Result<ExitStatus> {
         .or(session.project.name.as_deref())
         .or(session.project.id.as_deref())
     {
-        println!("project   {dir}");
+        let _ = writeln!(out, "project   {dir}");
     }
-    println!("started   {}", local_short(session.started_at_ms));
+    let _ = writeln!(out, "started   {}", local_short(session.started_at_ms));
     if let Some(t) = &session.title {
-        println!("title     {t}");
+        let _ = writeln!(out, "title     {t}");
     }
     if let Some(p) = &session.parent_id {
-        println!("parent    {p}");
+        let _ = writeln!(out, "parent    {p}");
     }
     match (&row.source_path, row.has_source) {
-        (Some(p), true) => println!("source    {p}"),
-        (Some(p), false) => println!("source    {p} (gone; the session is kept)"),
+        (Some(p), true) => {
+            let _ = writeln!(out, "source    {p}");
+        }
+        (Some(p), false) => {
+            let _ = writeln!(out, "source    {p} (gone; the session is kept)");
+        }
         _ => {}
     }
-    for m in &session.messages {
-        println!();
-        println!(
+    if target.is_some() {
+        let _ = writeln!(
+            out,
+            "messages  {} to {} of {total}",
+            range.start,
+            range.end.saturating_sub(1)
+        );
+    }
+    for (i, m) in session
+        .messages
+        .iter()
+        .enumerate()
+        .take(range.end)
+        .skip(range.start)
+    {
+        let _ = writeln!(out);
+        let mark = if Some(i) == target { "▶ " } else { "" };
+        let _ = writeln!(
+            out,
             "{} {}",
-            s.bold(&format!("── {} ", m.role.as_str())),
+            s.bold(&format!("── {mark}#{i} {} ", m.role.as_str())),
             s.dim(&local_short(m.timestamp_ms))
         );
-        println!("{}", m.text);
+        let _ = writeln!(out, "{}", m.text);
     }
-    if !session.files.is_empty() {
-        println!();
-        println!("{}", s.bold("files"));
-        for f in &session.files {
-            println!("  {:<9} {}", f.action, f.path);
+    if target.is_none() {
+        if !session.files.is_empty() {
+            let _ = writeln!(out);
+            let _ = writeln!(out, "{}", s.bold("files"));
+            for f in &session.files {
+                let _ = writeln!(out, "  {:<9} {}", f.action, f.path);
+            }
+        }
+        if !session.commands.is_empty() {
+            let _ = writeln!(out);
+            let _ = writeln!(out, "{}", s.bold("commands"));
+            for c in &session.commands {
+                let _ = writeln!(out, "  {:<5} {}", c.origin, c.command);
+            }
         }
     }
-    if !session.commands.is_empty() {
-        println!();
-        println!("{}", s.bold("commands"));
-        for c in &session.commands {
-            println!("  {:<5} {}", c.origin, c.command);
-        }
-    }
+    output::page(&out)?;
     Ok(ExitStatus::Success)
 }

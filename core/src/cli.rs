@@ -42,7 +42,7 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Remove sessions from the index for good.
+    /// Remove sessions from the index for good (--dry-run, --list, --undo).
     Forget(ForgetArgs),
     /// Run the readers on a transcript file or folder and print the sessions, indexing nothing.
     Parse(ParseArgs),
@@ -213,7 +213,8 @@ pub struct SessionsArgs {
 /// `deja forget`.
 #[derive(Debug, Args)]
 pub struct ForgetArgs {
-    /// Session ids (deja's or the harness's), or unique prefixes.
+    /// Session ids (deja's or the harness's), or unique prefixes; with
+    /// --undo, ids of forgotten sessions.
     pub ids: Vec<String>,
     /// Every session of this harness.
     #[arg(long, value_name = "NAME")]
@@ -224,6 +225,16 @@ pub struct ForgetArgs {
     /// Every session started before DATE.
     #[arg(long, value_name = "DATE", allow_hyphen_values = true)]
     pub before: Option<String>,
+    /// List what would be forgotten, changing nothing.
+    #[arg(long, conflicts_with_all = ["list", "undo"])]
+    pub dry_run: bool,
+    /// List the forgotten sessions (their tombstones) instead.
+    #[arg(long, conflicts_with_all = ["ids", "harness", "project", "before", "undo", "yes"])]
+    pub list: bool,
+    /// Lift the tombstones of the forgotten sessions IDS, so that the next
+    /// `deja index` brings them back from their transcripts.
+    #[arg(long, requires = "ids", conflicts_with_all = ["harness", "project", "before", "yes"])]
+    pub undo: bool,
     /// Do not ask for confirmation.
     #[arg(short, long)]
     pub yes: bool,

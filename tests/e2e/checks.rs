@@ -459,7 +459,7 @@ fn ids_resolve_by_any_unique_prefix_of_either_id() {
 
     // forget takes the harness's prefix as well.
     let out = sb.ok(&["forget", "s12"]);
-    assert!(out.stderr.contains("forgot 1 sessions"), "{}", out.stderr);
+    assert!(out.stderr.contains("forgot 1 session;"), "{}", out.stderr);
     let out = sb.run(&["forget", "s0"]);
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("matches 9 sessions"), "{}", out.stderr);

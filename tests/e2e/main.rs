@@ -12,6 +12,7 @@ mod common;
 mod corpus;
 mod demo;
 mod embedding;
+mod forget;
 mod golden;
 mod hardening;
 mod index;

@@ -1,25 +1,59 @@
 //! `deja forget`: removes sessions and everything derived from them, and
-//! records tombstones so that `deja index` never brings them back.
+//! records tombstones so that `deja index` never brings them back;
+//! `--dry-run` lists what would go, `--list` shows the tombstones and
+//! `--undo` lifts one so that the next `deja index` restores its session.
 
 use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Result};
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::app::App;
 use crate::cli::ForgetArgs;
 use crate::lock::{self, Wait};
-use crate::output::{self, local_short};
+use crate::output::{self, local_short, one_line, rfc3339, Style};
 use crate::ExitStatus;
-use deja_store::query::SessionRow;
+use deja_store::query::{SessionRow, Tombstone};
 use deja_store::Store;
+
+/// Matches of an ambiguous id listed before saying how many more there are.
+const LISTED: usize = 10;
+
+/// "1 session", "2 sessions".
+fn sessions(n: usize) -> String {
+    if n == 1 {
+        "1 session".to_string()
+    } else {
+        format!("{n} sessions")
+    }
+}
 
 /// Runs the command.
 pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
+    if args.list {
+        return list(app, args.json);
+    }
+    if args.undo {
+        return undo(app, args);
+    }
     let has_filter = args.harness.is_some() || args.project.is_some() || args.before.is_some();
     if args.ids.is_empty() && !has_filter {
-        bail!("name the sessions to forget: IDs, or --harness / --project / --before");
+        bail!(
+            "name the sessions to forget: IDs, or --harness / --project / --before\n\
+             hint: `deja forget --list` lists the forgotten sessions, `--undo ID` brings one back"
+        );
+    }
+    if args.dry_run {
+        let store = super::open_read(app)?;
+        let rows = select(app, &store, args, false)?.unwrap_or_default();
+        print_sessions(&rows, true, args.json)?;
+        eprintln!(
+            "would forget {}; nothing changed (dry run)",
+            sessions(rows.len())
+        );
+        return Ok(ExitStatus::Success);
     }
     let _lock = lock::acquire(
         &app.paths.lock_file(),
@@ -27,17 +61,46 @@ pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
         &mut |m| output::warn(m),
     )?;
     let mut store = Store::open(&app.paths.database())?;
+    let Some(rows) = select(app, &store, args, !args.yes)? else {
+        eprintln!("nothing forgotten");
+        return Ok(ExitStatus::Success);
+    };
+    if rows.is_empty() {
+        if args.json {
+            print_sessions(&rows, false, true)?;
+        }
+        eprintln!("no session matches; nothing forgotten");
+        return Ok(ExitStatus::Success);
+    }
+    let n = store.forget(&rows)?;
+    deja_store::vectors::sync_after_change(&store, &app.paths.vectors())?;
+    if args.json {
+        print_sessions(&rows, false, true)?;
+    }
+    eprintln!(
+        "forgot {}; `deja index` will not bring {} back (`deja forget --undo ID` would)",
+        sessions(n),
+        if n == 1 { "it" } else { "them" }
+    );
+    Ok(ExitStatus::Success)
+}
+
+/// The sessions the ids and filters name, without duplicates; `None` when
+/// the user declined at the prompt (asked only when `ask` and filters
+/// selected some).
+fn select(
+    app: &App,
+    store: &Store,
+    args: &ForgetArgs,
+    ask: bool,
+) -> Result<Option<Vec<SessionRow>>> {
     let mut rows: Vec<SessionRow> = Vec::new();
     for id in &args.ids {
-        rows.push(super::pick_session(&store, id)?);
+        rows.push(super::pick_session(store, id)?);
     }
+    let has_filter = args.harness.is_some() || args.project.is_some() || args.before.is_some();
     if has_filter {
-        super::check_filters(
-            app,
-            &store,
-            args.harness.as_deref(),
-            args.project.as_deref(),
-        )?;
+        super::check_filters(app, store, args.harness.as_deref(), args.project.as_deref())?;
         let filter = deja_store::query::SessionFilter {
             harness: args.harness.clone(),
             project: args.project.clone(),
@@ -51,33 +114,224 @@ pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
             },
         };
         let matched = store.sessions(&filter, None)?;
-        if !matched.is_empty() && !args.yes && !confirm(&matched)? {
-            eprintln!("nothing forgotten");
-            return Ok(ExitStatus::Success);
+        if !matched.is_empty() && ask && !confirm(&matched)? {
+            return Ok(None);
         }
         rows.extend(matched);
     }
     rows.sort_by_key(|r| r.row);
     rows.dedup_by_key(|r| r.row);
-    let n = store.forget(&rows)?;
-    deja_store::vectors::sync_after_change(&store, &app.paths.vectors())?;
-    if args.json {
-        output::print_json(&json!({
-            "forgotten": rows.iter().map(|r| json!({"id": r.id, "harness": r.harness})).collect::<Vec<_>>(),
-        }))?;
+    Ok(Some(rows))
+}
+
+/// Prints the sessions forgotten (or, in a dry run, that would be): JSON
+/// when asked, else one line each on stdout for a dry run.
+fn print_sessions(rows: &[SessionRow], dry_run: bool, as_json: bool) -> Result<()> {
+    if as_json {
+        return output::print_json(&json!({
+            "dry_run": dry_run,
+            "forgotten": rows.iter().map(|r| json!({
+                "id": r.id,
+                "harness": r.harness,
+                "native_id": r.native_id,
+                "project": r.project,
+                "started_at": rfc3339(r.started_at),
+                "message_count": r.message_count,
+                "title": r.title,
+                "first_user_line": r.first_user,
+                "source": r.source_path,
+            })).collect::<Vec<_>>(),
+        }));
     }
-    eprintln!("forgot {n} sessions; `deja index` will not bring them back");
+    if dry_run {
+        let s = Style::stdout();
+        for r in rows {
+            let about = r.title.as_deref().or(r.first_user.as_deref()).unwrap_or("");
+            println!(
+                "{}  {}  {:<7} {:>4} msgs  {}",
+                s.cyan(&r.id),
+                local_short(r.started_at),
+                r.harness,
+                r.message_count,
+                one_line(about, 60)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Whether the transcript a tombstone names is still there (`None`: it
+/// names none).
+fn transcript_present(t: &Tombstone) -> Option<bool> {
+    t.source_path.as_deref().map(|p| Path::new(p).exists())
+}
+
+/// `deja forget --list`: the tombstones, most recently forgotten first.
+fn list(app: &App, as_json: bool) -> Result<ExitStatus> {
+    let store = super::open_read(app)?;
+    let tombstones = store.tombstones()?;
+    if as_json {
+        output::print_json(&json!({
+            "forgotten": tombstones.iter().map(tombstone_json).collect::<Vec<_>>(),
+        }))?;
+    } else {
+        let s = Style::stdout();
+        for t in &tombstones {
+            let started = t.started_at.map(local_short).unwrap_or_else(|| "-".into());
+            let project = t.project_dir.as_deref().unwrap_or("-");
+            let source = match (&t.source_path, transcript_present(t)) {
+                (Some(p), Some(false)) => format!("{p} (gone)"),
+                (Some(p), _) => p.clone(),
+                (None, _) => "-".into(),
+            };
+            println!(
+                "{}  {:<7} started {}  forgotten {}  {}  {}",
+                s.cyan(&t.id),
+                t.harness,
+                started,
+                local_short(t.forgotten_at),
+                project,
+                s.dim(&source)
+            );
+        }
+    }
+    if tombstones.is_empty() {
+        eprintln!("no forgotten sessions");
+    } else {
+        eprintln!(
+            "{} forgotten; `deja forget --undo ID` brings one back",
+            sessions(tombstones.len())
+        );
+    }
+    Ok(ExitStatus::Success)
+}
+
+fn tombstone_json(t: &Tombstone) -> Value {
+    json!({
+        "id": t.id,
+        "harness": t.harness,
+        "native_id": t.native_id,
+        "started_at": t.started_at.map(rfc3339),
+        "project_dir": t.project_dir,
+        "source": t.source_path,
+        "source_present": transcript_present(t),
+        "forgotten_at": rfc3339(t.forgotten_at),
+    })
+}
+
+/// The one tombstone `id` names; an error naming what it matches otherwise.
+fn pick_tombstone(store: &Store, id: &str) -> Result<Tombstone> {
+    let id = id.trim();
+    if id.is_empty() {
+        bail!("the session id is empty\nhint: `deja forget --list` lists the forgotten sessions");
+    }
+    let mut found = store.find_tombstones(id, LISTED)?;
+    match found.total {
+        0 => {
+            let indexed = store.find_sessions(id, 1)?.total > 0;
+            if indexed {
+                bail!("`{id}` names a session in the index, not a forgotten one\nhint: `deja forget --list` lists the forgotten sessions");
+            }
+            bail!("no forgotten session `{id}`\nhint: `deja forget --list` lists them")
+        }
+        1 if !found.rows.is_empty() => Ok(found.rows.remove(0)),
+        n => {
+            let mut list = found
+                .rows
+                .iter()
+                .map(|t| {
+                    format!(
+                        "  {}  {} id {}",
+                        t.id,
+                        t.harness,
+                        t.native_id.as_deref().unwrap_or("?")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            if n > found.rows.len() {
+                list.push_str(&format!("\n  ... and {} more", n - found.rows.len()));
+            }
+            bail!("`{id}` matches {n} forgotten sessions; give more of the id:\n{list}")
+        }
+    }
+}
+
+/// `deja forget --undo ID...`: lifts the tombstones, so that the next
+/// `deja index` reads their transcripts again and brings the sessions back.
+fn undo(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
+    let _lock = lock::acquire(
+        &app.paths.lock_file(),
+        Wait::Up(Duration::from_secs(app.config.config.index.lock_wait_secs)),
+        &mut |m| output::warn(m),
+    )?;
+    let mut store = Store::open(&app.paths.database())?;
+    // Every id is resolved before anything changes.
+    let mut picked: Vec<Tombstone> = Vec::new();
+    for id in &args.ids {
+        let t = pick_tombstone(&store, id)?;
+        if !picked.contains(&t) {
+            picked.push(t);
+        }
+    }
+    let mut done = Vec::new();
+    let mut returning = 0;
+    for t in picked {
+        let Some(undone) = store.unforget(&t.harness, &t.id)? else {
+            continue;
+        };
+        let t = undone.tombstone;
+        let present = transcript_present(&t);
+        let message = match (&t.source_path, present) {
+            (Some(p), Some(true)) => {
+                returning += 1;
+                format!("`{}` ({}) is no longer forgotten: its transcript `{p}` is still there, so the next `deja index` brings it back", t.id, t.harness)
+            }
+            (Some(p), _) => format!(
+                "`{}` ({}) is no longer forgotten, but its transcript `{p}` is gone: `deja index` cannot bring it back unless the transcript returns",
+                t.id, t.harness
+            ),
+            (None, _) => {
+                returning += 1;
+                format!(
+                    "`{}` ({}) is no longer forgotten; no transcript was recorded for it, so the next `deja index` reads every {} transcript again and brings it back if one still holds it",
+                    t.id, t.harness, t.harness
+                )
+            }
+        };
+        eprintln!("{message}");
+        done.push(tombstone_json(&t));
+    }
+    if args.json {
+        output::print_json(&json!({ "unforgotten": done }))?;
+    }
+    if returning > 0 {
+        output::hint(&format!(
+            "run `deja index` to bring back {}",
+            if returning == 1 {
+                "the session".to_string()
+            } else {
+                sessions(returning)
+            }
+        ));
+    }
     Ok(ExitStatus::Success)
 }
 
 fn confirm(rows: &[SessionRow]) -> Result<bool> {
+    let n = rows.len();
     if !std::io::stdin().is_terminal() {
+        let (verb, them) = if n == 1 {
+            ("matches", "it")
+        } else {
+            ("match", "them")
+        };
         bail!(
-            "{} sessions match; pass --yes to forget them without a prompt",
-            rows.len()
+            "{} {verb}; pass --yes to forget {them} without a prompt (--dry-run lists {them})",
+            sessions(n)
         );
     }
-    for r in rows.iter().take(10) {
+    for r in rows.iter().take(LISTED) {
         eprintln!(
             "  {}  {}  {}",
             r.id,
@@ -85,10 +339,14 @@ fn confirm(rows: &[SessionRow]) -> Result<bool> {
             r.first_user.as_deref().unwrap_or("")
         );
     }
-    if rows.len() > 10 {
-        eprintln!("  ... and {} more", rows.len() - 10);
+    if n > LISTED {
+        eprintln!("  ... and {} more", n - LISTED);
     }
-    eprint!("Forget these {} sessions? [y/N] ", rows.len());
+    if n == 1 {
+        eprint!("Forget this session? [y/N] ");
+    } else {
+        eprint!("Forget these {n} sessions? [y/N] ");
+    }
     std::io::stderr().flush()?;
     let mut answer = String::new();
     std::io::stdin().lock().read_line(&mut answer)?;

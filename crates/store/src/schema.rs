@@ -165,6 +165,16 @@ CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
     INSERT OR IGNORE INTO dropped_units (text_hash) VALUES (old.text_hash);
 END;
 "#,
+    // 4: what a tombstone remembers of its session besides its ids, so that
+    //    forgotten sessions can be listed and brought back: when it started,
+    //    its project folder and the transcript it was read from. Never its
+    //    text (not even the title): forgetting leaves no text behind.
+    r#"
+ALTER TABLE tombstones ADD COLUMN native_id TEXT;
+ALTER TABLE tombstones ADD COLUMN started_at INTEGER;
+ALTER TABLE tombstones ADD COLUMN project_dir TEXT;
+ALTER TABLE tombstones ADD COLUMN source_path TEXT;
+"#,
 ];
 
 /// The schema version this deja writes.

@@ -70,6 +70,12 @@ pub enum Command {
     Setup(crate::commands::setup::SetupArgs),
     /// Print a project's memory as a short Markdown digest (for an agent's session start).
     Context(crate::commands::context::ContextArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Start aider here, after recording this project so deja finds its history.
     #[command(disable_help_flag = true)]
     Aider {

@@ -42,6 +42,10 @@ impl ExitStatus {
 /// Runs a parsed command line.
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
     use cli::Command;
+    // Completions need no config, store or plugins.
+    if let Command::Completions { shell } = cli.command {
+        return commands::completions::run(shell);
+    }
     let app = app::App::diagnose()?;
     // The tools that diagnose a broken config still run; everything else
     // refuses it with the same message.
@@ -79,6 +83,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         Command::Mcp => mcp::run(&app),
         Command::Context(args) => commands::context::run(&app, &args),
         Command::Setup(args) => commands::setup::run(&app, &args),
+        Command::Completions { shell } => commands::completions::run(shell),
     }
 }
 

@@ -16,6 +16,7 @@ mod forget;
 mod golden;
 mod hardening;
 mod index;
+mod install;
 mod mcp;
 mod parse;
 mod plugins;

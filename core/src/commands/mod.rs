@@ -2,6 +2,7 @@
 //! index for reading and resolving a session id the user typed.
 
 pub mod aider;
+pub mod completions;
 pub mod config;
 pub mod context;
 pub mod doctor;

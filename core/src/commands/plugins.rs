@@ -41,7 +41,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
     if host.reports.is_empty() {
         output::warn("no plugins found");
         output::hint(&format!(
-            "readers are loaded from the deja executable's folder, `{}` and `plugins.paths` in the config",
+            "readers are loaded from `plugins.paths` in the config, `{}`, the deja executable's folder and `../lib/deja/plugins` from it",
             app.paths.plugin_dir().display()
         ));
     }

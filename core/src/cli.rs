@@ -25,8 +25,19 @@ pub enum Command {
     Sessions(SessionsArgs),
     /// Print one session: messages, then files and commands.
     Show {
-        /// A session id (deja's or the harness's), or a unique prefix.
+        /// A session id (deja's or the harness's) or a unique prefix; or a
+        /// hit's message id (`<session>#<index>` or the harness's message
+        /// id), which opens the session at that message.
         id: String,
+        /// Show message N (its index, `#N` in recall's output) and its neighbours.
+        #[arg(long, value_name = "N")]
+        around: Option<usize>,
+        /// Messages shown before it (default 3 with --around or a message id).
+        #[arg(long, value_name = "N")]
+        before: Option<usize>,
+        /// Messages shown after it (default 3 with --around or a message id).
+        #[arg(long, value_name = "N")]
+        after: Option<usize>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -194,9 +205,12 @@ pub struct RecallArgs {
     /// Ranking (default: `recall.mode`).
     #[arg(long)]
     pub mode: Option<ModeArg>,
-    /// At most N hits from one session (default: no limit); the others are counted.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
+    /// At most N hits from one session (default `recall.per_session`, 2; 0: no cap); the others are counted.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(0..=1000))]
     pub per_session: Option<u16>,
+    /// Show the Nth session of the list in context, at its best message (as `deja show ID --around I`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub open: Option<u16>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,

@@ -72,7 +72,22 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         Command::Index(args) => commands::index::run(&app, &args),
         Command::Recall(args) => commands::recall::run(&app, &args),
         Command::Sessions(args) => commands::sessions::run(&app, &args),
-        Command::Show { id, json } => commands::show::run(&app, &id, json),
+        Command::Show {
+            id,
+            around,
+            before,
+            after,
+            json,
+        } => commands::show::run(
+            &app,
+            &id,
+            commands::show::Window {
+                around,
+                before,
+                after,
+            },
+            json,
+        ),
         Command::Resume { id, run, json } => commands::resume::run(&app, &id, run, json),
         Command::Forget(args) => commands::forget::run(&app, &args),
         Command::Parse(args) => commands::parse::run(&app, &args),

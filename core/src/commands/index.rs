@@ -27,9 +27,9 @@ struct Bar {
 impl Bar {
     fn new() -> Bar {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-        if let Ok(style) =
-            ProgressStyle::with_template("{spinner} {msg:12} [{bar:30}] {pos}/{len} {elapsed}")
-        {
+        if let Ok(style) = ProgressStyle::with_template(
+            "{spinner} {msg:12} [{bar:30}] {pos}/{len} {elapsed} ({per_sec}, about {eta} left)",
+        ) {
             bar.set_style(style.progress_chars("=> "));
         }
         Bar { bar }

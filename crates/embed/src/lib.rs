@@ -373,8 +373,20 @@ impl Embedder {
 
     /// Embeds `texts`, returning unit-length vectors in the same order.
     pub fn embed(&mut self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_with_progress(texts, &mut |_| {})
+    }
+
+    /// [`Embedder::embed`], calling `done` with the number of texts embedded
+    /// so far after each batch (for progress that moves while a large page
+    /// is embedded).
+    pub fn embed_with_progress(
+        &mut self,
+        texts: &[String],
+        done: &mut dyn FnMut(usize),
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut vectors = Vec::with_capacity(texts.len());
         for range in self.batches(texts) {
+            let end = range.end;
             let batch = &texts[range];
             let mut out =
                 self.model
@@ -384,6 +396,7 @@ impl Embedder {
                         message: e.to_string(),
                     })?;
             vectors.append(&mut out);
+            done(end);
         }
         for v in &mut vectors {
             normalize(v);

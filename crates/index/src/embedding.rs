@@ -84,8 +84,7 @@ pub fn run(
         let page: Vec<Pending> = store.pending_page(after, PAGE)?;
         let Some(last) = page.last() else { break };
         after = last.id;
-        embed_page(store, embedder, &model, &page, &mut report)?;
-        progress.advance(page.len() as u64);
+        embed_page(store, embedder, &model, &page, &mut report, progress)?;
     }
 
     Ok(report)
@@ -111,6 +110,7 @@ fn embed_page(
     model: &str,
     page: &[Pending],
     report: &mut PassReport,
+    progress: &mut dyn PassProgress,
 ) -> Result<(), PassError> {
     // Every unit of the page; texts to embed by hash.
     let mut units: Vec<Unit> = Vec::new();
@@ -138,7 +138,21 @@ fn embed_page(
     }
     missing.sort_by_key(|(_, t)| t.len());
     let inputs: Vec<String> = missing.iter().map(|(_, t)| t.clone()).collect();
-    let vectors = embedder.embed(&inputs)?;
+    // Progress moves with each batch, in messages: the share of the page's
+    // texts embedded so far (a page of cached texts moves at once below).
+    let messages = page.len() as u64;
+    let mut shown = 0u64;
+    let total_texts = inputs.len().max(1) as u64;
+    let vectors = embedder.embed_with_progress(&inputs, &mut |done| {
+        let now = (done as u64).saturating_mul(messages) / total_texts;
+        if now > shown {
+            progress.advance(now - shown);
+            shown = now;
+        }
+    })?;
+    if messages > shown {
+        progress.advance(messages - shown);
+    }
     report.embedded += inputs.len();
     report.cached += texts.len() - inputs.len();
 

@@ -246,6 +246,30 @@ impl Store {
         Ok(Found::default())
     }
 
+    /// The sessions (deja ids) and positions of the messages whose harness
+    /// message id is `id`, at most `limit` of them.
+    pub fn find_message(&self, id: &str, limit: usize) -> Result<Vec<(String, usize)>> {
+        let mut stmt = self
+            .conn()
+            .prepare(
+                "SELECT s.session_id, m.position FROM messages m JOIN sessions s ON s.id = m.session
+                 WHERE m.native_id = ?1 ORDER BY s.started_at, s.session_id LIMIT ?2",
+            )
+            .map_err(|e| self.wrap(e))?;
+        let rows = stmt
+            .query_map(
+                rusqlite::params![id, i64::try_from(limit).unwrap_or(i64::MAX)],
+                |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
+            )
+            .map_err(|e| self.wrap(e))?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| self.wrap(e))?;
+        Ok(rows
+            .into_iter()
+            .map(|(s, p)| (s, usize::try_from(p).unwrap_or(0)))
+            .collect())
+    }
+
     /// How many sessions match `filter`.
     pub fn count_sessions(&self, filter: &SessionFilter) -> Result<i64> {
         let (cond, args) = filter.sql();

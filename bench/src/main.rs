@@ -11,6 +11,7 @@ mod profile;
 mod quality;
 mod quant;
 mod real;
+mod refresh;
 mod report;
 mod scale;
 mod sweep;
@@ -153,6 +154,15 @@ enum Cmd {
         #[arg(long, default_value = "")]
         config: String,
     },
+    /// The cost of recall's freshness pass (`recall.refresh`) at each size.
+    Refresh {
+        /// Corpus sizes in messages (embeddings off).
+        #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
+        sizes: Vec<usize>,
+        /// Cold recall processes per case.
+        #[arg(long, default_value_t = 10)]
+        runs: usize,
+    },
     /// Retrieval quality on LoCoMo.
     Quality {
         /// Fusion: `z:LEX:SEM` (weighted z-scores) or `rrf:K`.
@@ -261,6 +271,15 @@ fn main() -> Result<()> {
             print!("{}", report::scale_table(std::slice::from_ref(&s)));
         }
         Cmd::Mcp { home, rounds } => print!("{}", mcp::measure(&deja, home, *rounds)?),
+        Cmd::Refresh { sizes, runs } => {
+            let mut rows = Vec::new();
+            for &n in sizes {
+                eprintln!("deja-bench: refresh at {n} messages");
+                rows.push(refresh::run(&deja, n, *runs)?);
+                print!("{}", refresh::table(&rows[rows.len() - 1..]));
+            }
+            println!("\n{}", refresh::table(&rows));
+        }
         Cmd::Generate { messages, home } => {
             let g = generate::corpus(home, *messages, 42 + *messages as u64)?;
             eprintln!(

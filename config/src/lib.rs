@@ -172,6 +172,10 @@ pub struct Recall {
     pub mode: Mode,
     /// Most messages of one session among the hits; 0: no cap.
     pub per_session: usize,
+    /// Whether recall first reads transcripts that changed.
+    pub refresh: bool,
+    /// The time budget of that pass, in milliseconds.
+    pub refresh_ms: u64,
 }
 
 impl Recall {
@@ -329,6 +333,7 @@ pub const BOUNDS: &[(&str, i64, i64)] = &[
     ("embed.threads", 0, 1024),
     ("recall.limit", 1, RECALL_MAX_LIMIT as i64),
     ("recall.per_session", 0, RECALL_MAX_LIMIT as i64),
+    ("recall.refresh_ms", 0, 60_000),
     ("mcp.limit", 1, MCP_MAX_LIMIT as i64),
     ("mcp.per_session", 1, MCP_MAX_LIMIT as i64),
     (

@@ -208,6 +208,9 @@ pub struct RecallArgs {
     /// At most N hits from one session (default `recall.per_session`, 2; 0: no cap); the others are counted.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(0..=1000))]
     pub per_session: Option<u16>,
+    /// Do not read transcripts that changed since the last index first (`recall.refresh`).
+    #[arg(long)]
+    pub no_refresh: bool,
     /// Show the Nth session of the list in context, at its best message (as `deja show ID --around I`).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub open: Option<u16>,

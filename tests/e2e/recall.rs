@@ -708,3 +708,44 @@ fn show_opens_a_session_at_a_message_and_recall_open_shows_a_hit_in_context() {
     assert!(out.contains("Answer 9 about routine chores"), "{out}");
     assert!(!marker.exists(), "the pager ran on piped output");
 }
+
+#[test]
+fn recall_reads_changed_transcripts_first_unless_told_not_to() {
+    let sb = long_session(3);
+    let history = sb.home.join("work/long/.aider.chat.history.md");
+    let mut text = std::fs::read_to_string(&history).unwrap();
+    text.push_str("#### and what about the axolotl migration?  \n\nThe axolotl migration runs last.\n\n");
+    std::fs::write(&history, text).unwrap();
+    // Skipped: the new words are not in the index yet.
+    let out = sb.run(&["recall", "--mode", "lexical", "--no-refresh", "axolotl"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    // While another deja holds the writer lock, recall does not wait for it.
+    let lock = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open(sb.data_dir().join("index.lock"))
+        .unwrap();
+    lock.try_lock().unwrap();
+    let out = sb.run(&["recall", "--mode", "lexical", "axolotl"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    drop(lock);
+    // By default, the changed transcript is read before answering.
+    let v = sb
+        .ok(&["recall", "--mode", "lexical", "--json", "axolotl"])
+        .json();
+    assert!(
+        v["hits"][0]["text"].as_str().unwrap().contains("axolotl migration"),
+        "{v:#}"
+    );
+    // Off in the config: as with --no-refresh.
+    let mut text = std::fs::read_to_string(&history).unwrap();
+    text.push_str("#### the narwhal cache?  \n\nNarwhal cache is cold.\n\n");
+    std::fs::write(&history, text).unwrap();
+    sb.config("[embed]\nenabled = false\n[recall]\nrefresh = false\n");
+    let out = sb.run(&["recall", "--mode", "lexical", "narwhal"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    sb.config("[embed]\nenabled = false\n[recall]\nrefresh_ms = 60001\n");
+    let out = sb.run(&["recall", "narwhal"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("recall.refresh_ms"), "{}", out.stderr);
+}

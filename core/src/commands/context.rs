@@ -197,6 +197,13 @@ pub fn digest_for(app: &App, project: &str, max_bytes: usize) -> Result<Digest> 
             ),
             sessions: Vec::new(),
         }),
+        // A digest must never break a session start: say what to do instead.
+        Err(StoreError::TooOld { .. }) => Ok(Digest {
+            text: format!(
+                "## Memory of past sessions in {project} (from deja)\n\ndeja's index was written by an older deja; run `deja index` once to upgrade it.\n"
+            ),
+            sessions: Vec::new(),
+        }),
         Err(e) => Err(e.into()),
     }
 }

@@ -97,6 +97,7 @@ pub fn index_all(app: &App, wait: Wait, progress: &mut dyn RunProgress) -> Resul
     let options = deja_index::Options {
         home: &app.paths.home,
         max_file_bytes: app.config.config.index.max_file_bytes,
+        deadline: None,
     };
     let report = deja_index::run(&readers, &options, &mut store, &redactor, progress)
         .with_context(|| format!("indexing into `{}`", store.path().display()))?;

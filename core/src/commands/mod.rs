@@ -11,6 +11,7 @@ pub mod index;
 pub mod parse;
 pub mod plugins;
 pub mod recall;
+pub mod refresh;
 pub mod resume;
 pub mod sessions;
 pub mod setup;
@@ -179,4 +180,9 @@ fn backticked<'a>(items: impl Iterator<Item = &'a str>) -> String {
         .map(|k| format!("`{k}`"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `n` and the noun that goes with it ("1 session", "2 sessions").
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

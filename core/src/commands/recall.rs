@@ -17,6 +17,22 @@ use deja_index::redact::Redactor;
 /// Runs the command.
 pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
     output::trace("config loaded");
+    let recall_config = &app.config.config.recall;
+    if recall_config.refresh && !args.no_refresh {
+        let budget = std::time::Duration::from_millis(recall_config.refresh_ms);
+        match super::refresh::run(app, budget) {
+            Ok(Ok(done)) if done.left > 0 => output::warn(&format!(
+                "{} not checked for changes within `recall.refresh_ms` ({} ms); `deja index` reads them",
+                super::plural(done.left, "transcript", "transcripts"),
+                recall_config.refresh_ms
+            )),
+            Ok(_) => {}
+            Err(e) => output::warn(&format!(
+                "could not read changed transcripts first: {e:#}; answering from the index as it is"
+            )),
+        }
+        output::trace("refreshed");
+    }
     let store = super::open_read(app)?;
     output::trace("store opened");
     let query = args.query.join(" ");
@@ -73,7 +89,7 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         let Some(group) = groups.get(usize::from(n) - 1) else {
             anyhow::bail!(
                 "--open {n}: the answer lists {}",
-                plural(groups.len(), "session", "sessions")
+                super::plural(groups.len(), "session", "sessions")
             );
         };
         let best = group[0];
@@ -142,10 +158,6 @@ pub(crate) fn by_session(hits: &[Hit]) -> Vec<Vec<&Hit>> {
     groups
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 fn print_hits(hits: &[Hit], query: &str) {
     let s = Style::stdout();
     let terms = lexical::terms(query);
@@ -182,7 +194,7 @@ fn print_hits(hits: &[Hit], query: &str) {
                     "      {}",
                     s.dim(&format!(
                         "(the same text is in {} too)",
-                        plural(h.duplicates.len(), "other session", "other sessions")
+                        super::plural(h.duplicates.len(), "other session", "other sessions")
                     ))
                 );
             }
@@ -192,7 +204,7 @@ fn print_hits(hits: &[Hit], query: &str) {
                 "    {}",
                 s.dim(&format!(
                     "({} in this session: deja show {} --around {})",
-                    plural(
+                    super::plural(
                         first.more_in_session,
                         "more matching message",
                         "more matching messages"

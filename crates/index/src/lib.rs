@@ -39,6 +39,10 @@ pub struct Options<'a> {
     pub home: &'a Path,
     /// Transcripts larger than this are refused (`index.max_file_bytes`).
     pub max_file_bytes: u64,
+    /// Stop reading transcripts at this instant (a bounded freshness pass);
+    /// what is left is counted in [`Report::left`] and sessions whose
+    /// transcript is gone are not looked for.
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// What happened during a run, for the summary line and `--json`.
@@ -63,6 +67,8 @@ pub struct Report {
     pub reread_for_settings: usize,
     /// What the store did.
     pub applied: Applied,
+    /// Transcripts not looked at because the deadline passed.
+    pub left: usize,
 }
 
 /// Progress callbacks.
@@ -129,7 +135,12 @@ pub fn run(
 
     let limit = options.max_file_bytes;
     let redaction = redactor.fingerprint();
-    for (reader, path) in work {
+    let total = work.len();
+    for (done, (reader, path)) in work.into_iter().enumerate() {
+        if options.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            report.left = total - done;
+            break;
+        }
         let settings = settings_fingerprint(&reader.context, &redaction);
         match index_one(
             store,
@@ -165,8 +176,10 @@ pub fn run(
         progress.transcript_done(&path);
     }
 
-    for harness in discovered_ok {
-        report.applied.sessions_orphaned += store.orphan_missing(harness)?;
+    if options.deadline.is_none() {
+        for harness in discovered_ok {
+            report.applied.sessions_orphaned += store.orphan_missing(harness)?;
+        }
     }
     Ok(report)
 }

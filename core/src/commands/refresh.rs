@@ -1,0 +1,76 @@
+//! The freshness pass before `deja recall`: transcripts that changed since
+//! the last index are read into the store (their words are searchable at
+//! once; their embeddings follow at the next `deja index` or in the MCP
+//! server's background runs), within a time budget (`recall.refresh_ms`),
+//! never waiting for a running index, and never on a store that only a full
+//! `deja index` may upgrade. It is the transcript pass of `deja index` with a
+//! deadline, without the embedding pass and without looking for transcripts
+//! that are gone.
+
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use deja_index::redact::Redactor;
+use deja_store::Store;
+
+use crate::app::App;
+use crate::lock::{self, Wait};
+use crate::output;
+
+/// What a freshness pass did.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Refreshed {
+    /// Transcripts read because they changed.
+    pub changed: usize,
+    /// Changed transcripts left for later: the budget ran out.
+    pub left: usize,
+}
+
+/// Why no pass ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skipped {
+    /// No index yet, or one only `deja index` may upgrade.
+    NoStore,
+    /// Another deja holds the writer lock.
+    Busy,
+}
+
+/// Reads what changed, for at most `budget`.
+pub fn run(app: &App, budget: Duration) -> Result<std::result::Result<Refreshed, Skipped>> {
+    let started = Instant::now();
+    let database = app.paths.database();
+    // Only a store of this deja's version: reading commands never migrate.
+    if Store::open_read(&database).is_err() {
+        return Ok(Err(Skipped::NoStore));
+    }
+    let _lock = match lock::acquire(&app.paths.lock_file(), Wait::No, &mut |_| {}) {
+        Ok(lock) => lock,
+        Err(lock::LockError::Busy { .. }) => return Ok(Err(Skipped::Busy)),
+        Err(e) => return Err(e.into()),
+    };
+    let mut store = Store::open(&database)?;
+    let redactor = Redactor::from_config(&app.config.config.redact)?;
+    let readers = app.readers()?;
+    output::trace("refresh: readers loaded");
+    let options = deja_index::Options {
+        home: &app.paths.home,
+        max_file_bytes: app.config.config.index.max_file_bytes,
+        deadline: Some(started + budget),
+    };
+    let report = deja_index::run(
+        &readers,
+        &options,
+        &mut store,
+        &redactor,
+        &mut deja_index::Quiet,
+    )?;
+    if report.reread_for_settings > 0 {
+        // Text stored before a settings change must not linger.
+        store.scrub()?;
+    }
+    output::trace("refresh: done");
+    Ok(Ok(Refreshed {
+        changed: report.changed,
+        left: report.left,
+    }))
+}

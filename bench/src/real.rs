@@ -80,6 +80,9 @@ fn dirs_in(dir: &Path, want_dirs: bool, ext: Option<&str>) -> Result<Vec<String>
 /// Indexes every transcript of `shared/corpus` (all five harnesses) into a
 /// fresh environment, or into `home` (reused when already indexed).
 pub fn prepare(deja: &Path, shared: &Path, home: Option<&Path>) -> Result<Corpus> {
+    let shared = shared
+        .canonicalize()
+        .with_context(|| format!("cannot find the shared folder `{}`", shared.display()))?;
     let corpus = shared.join("corpus");
     let aider = dirs_in(&corpus.join("aider"), false, Some("md"))?;
     let mut extra = format!(

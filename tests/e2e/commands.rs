@@ -88,11 +88,12 @@ fn doctor_reports_locations_readers_and_problems_with_fixes() {
         .unwrap();
     assert_eq!(aider["transcripts"], 1);
     assert!(aider["looked_in"].to_string().contains("aider-projects"));
-    assert!(d["plugins"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|p| p["status"] == "loaded"));
+    let plugins = d["plugins"].as_array().unwrap();
+    assert!(plugins.len() >= 5, "the bundled readers: {plugins:?}");
+    assert!(
+        plugins.iter().all(|p| p["status"] == "loaded"),
+        "{plugins:?}"
+    );
 
     // With the model and an index: no problems.
     sb.config_with_model("");
@@ -162,4 +163,53 @@ fn deja_aider_records_the_project_and_runs_aider() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("`aider` was not found on PATH"), "{stderr}");
+}
+
+#[test]
+fn deja_aider_indexes_the_session_that_just_ended_and_ends_like_aider() {
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    // A stand-in for aider that writes a chat history in the project, as aider does.
+    let bin = sb.home.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("aider");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nprintf '\\n# aider chat started at 2026-07-17 09:00:00\\n\\n#### why is the pangolin queue stuck?  \\n\\nThe pangolin queue lost its consumer.\\n' >> .aider.chat.history.md\nif [ -n \"$FAKE_SIGNAL\" ]; then kill -$FAKE_SIGNAL $$; fi\nexit 4\n",
+    )
+    .unwrap();
+    set_mode(&fake, 0o755);
+    let repo = sb.home.join("code/app");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    sb.env("PATH", format!("{}:/usr/bin:/bin", bin.display()));
+    let out = sb
+        .command()
+        .current_dir(&repo)
+        .arg("aider")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "aider's exit status: {stderr}");
+    assert!(
+        stderr.contains("indexed 2 new messages from this session"),
+        "{stderr}"
+    );
+    // Recallable at once, without `deja index` (and without the refresh pass).
+    let v = sb
+        .ok(&["recall", "--no-refresh", "--json", "pangolin queue"])
+        .json();
+    assert!(
+        v["hits"][0]["text"].as_str().unwrap().contains("pangolin"),
+        "{v:#}"
+    );
+    // aider ended by a signal: deja ends by the same signal.
+    sb.env("FAKE_SIGNAL", "TERM");
+    let out = sb
+        .command()
+        .current_dir(&repo)
+        .arg("aider")
+        .output()
+        .unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(out.status.signal(), Some(15), "{:?}", out.status);
 }

@@ -1,8 +1,11 @@
 //! `deja aider [ARGS...]`: records the project (its git root, else the current
 //! directory) in `~/.config/deja/aider-projects`, where the aider reader looks
 //! for histories, writes the project's digest (`deja context`) to a file that
-//! aider loads read-only (`--read`), then replaces itself with aider, passing
-//! ARGS unchanged.
+//! aider loads read-only (`--read`), runs aider with ARGS unchanged, and when
+//! aider exits indexes what it wrote, so the session that just ended is
+//! recallable at once. aider's exit status is deja's; a signal that ended
+//! aider ends deja the same way. While aider runs, deja ignores the
+//! terminal's interrupt and quit keys (they are aider's).
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -113,19 +116,89 @@ pub fn run(app: &App, args: &[OsString]) -> Result<ExitStatus> {
         cmd.arg("--read").arg(file);
     }
     cmd.args(args);
+    let status =
+        run_child(&mut cmd).with_context(|| format!("cannot start `{}`", aider.display()))?;
+    index_after(app);
+    finish_like(status)
+}
+
+/// Runs aider in the foreground: Ctrl-C and Ctrl-\ reach it (the whole
+/// terminal group gets them) and not deja, which waits to index afterwards.
+#[cfg(unix)]
+fn run_child(cmd: &mut std::process::Command) -> std::io::Result<std::process::ExitStatus> {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls, in the child between fork and exec:
+    // aider gets the default dispositions back.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGQUIT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn()?;
+    // SAFETY: ignoring two signals in this process; no handler runs.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::signal(libc::SIGQUIT, libc::SIG_IGN);
+    }
+    let status = child.wait();
+    // SAFETY: restoring the default dispositions.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_DFL);
+        libc::signal(libc::SIGQUIT, libc::SIG_DFL);
+    }
+    status
+}
+
+#[cfg(not(unix))]
+fn run_child(cmd: &mut std::process::Command) -> std::io::Result<std::process::ExitStatus> {
+    cmd.status()
+}
+
+/// Indexes what aider wrote, with a one-line account on stderr; a running
+/// index (which will read it) or a failure is said, never fatal.
+fn index_after(app: &App) {
+    struct Silent;
+    impl deja_index::Progress for Silent {
+        fn transcripts(&mut self, _total: usize) {}
+        fn transcript_done(&mut self, _path: &std::path::Path) {}
+    }
+    impl deja_index::embedding::PassProgress for Silent {
+        fn start(&mut self, _messages: u64) {}
+        fn advance(&mut self, _n: u64) {}
+    }
+    impl super::index::RunProgress for Silent {}
+    match super::index::index_all(app, crate::lock::Wait::No, &mut Silent) {
+        Ok(outcome) => {
+            let added = outcome.report.applied.messages_added;
+            if added > 0 {
+                eprintln!(
+                    "deja: indexed {} from this session",
+                    super::plural(added as usize, "new message", "new messages")
+                );
+            }
+        }
+        Err(e) => crate::output::warn(&format!(
+            "this aider session is not indexed yet: {e:#}\nhint: `deja index` reads it"
+        )),
+    }
+}
+
+/// deja's exit as aider's: its code, or the signal that ended it.
+fn finish_like(status: std::process::ExitStatus) -> Result<ExitStatus> {
     #[cfg(unix)]
     {
-        use std::os::unix::process::CommandExt;
-        let err = cmd.exec();
-        bail!("cannot start `{}`: {err}", aider.display());
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            // SAFETY: default disposition, then the same signal to ourselves.
+            unsafe {
+                libc::signal(signal, libc::SIG_DFL);
+                libc::raise(signal);
+            }
+        }
     }
-    #[cfg(not(unix))]
-    {
-        let status = cmd
-            .status()
-            .with_context(|| format!("cannot start `{}`", aider.display()))?;
-        std::process::exit(status.code().unwrap_or(2));
-    }
+    crate::exit(status.code().unwrap_or(2))
 }
 
 #[cfg(test)]

@@ -1139,7 +1139,10 @@ mod tests {
     fn a_named_file_must_exist() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("missing.toml");
-        assert!(load(&path, false, &no_env).is_ok());
+        // Not named: a missing file means the defaults.
+        let d = load(&path, false, &no_env).unwrap();
+        assert!(!d.file_exists);
+        assert_eq!(d.config.recall.limit, 10);
         let e = load(&path, true, &no_env).unwrap_err().to_string();
         assert!(
             e.contains("missing.toml") && e.contains("does not exist"),

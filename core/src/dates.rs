@@ -142,8 +142,11 @@ mod tests {
             parse("90m", now).unwrap(),
             now.timestamp_millis() - 90 * 60_000
         );
-        assert!(parse("2026-07-01", now).is_ok());
-        assert!(parse("2026-07-01 10:30", now).is_ok());
+        assert_eq!(parse("2026-07-01", now).unwrap(), local(2026, 7, 1, 0, 0));
+        assert_eq!(
+            parse("2026-07-01 10:30", now).unwrap(),
+            local(2026, 7, 1, 10, 30)
+        );
         assert!(parse("yesterday", now).unwrap() < parse("today", now).unwrap());
         let e = parse("last tuesday", now).unwrap_err();
         assert!(
@@ -151,6 +154,15 @@ mod tests {
             "{e}"
         );
         assert!(parse("9999999999999999w", now).is_err());
+    }
+
+    /// A local time, in ms since the epoch.
+    fn local(year: i32, month: u32, day: u32, hour: u32, minute: u32) -> i64 {
+        Local
+            .with_ymd_and_hms(year, month, day, hour, minute, 0)
+            .earliest()
+            .unwrap()
+            .timestamp_millis()
     }
 
     fn now() -> DateTime<Utc> {
@@ -183,8 +195,10 @@ mod tests {
             let e = parse(t, now()).unwrap_err();
             assert!(e.contains("too long an age"), "{t}: {e}");
         }
-        assert!(parse("36525d", now()).is_ok());
-        assert!(parse("5217w", now()).is_ok());
+        const DAY: i64 = 86_400_000;
+        let now_ms = now().timestamp_millis();
+        assert_eq!(parse("36525d", now()).unwrap(), now_ms - 36_525 * DAY);
+        assert_eq!(parse("5217w", now()).unwrap(), now_ms - 5_217 * 7 * DAY);
         for t in [
             "300000-01-01",
             "200000-01-01",
@@ -197,7 +211,10 @@ mod tests {
             let e = parse(t, now()).unwrap_err();
             assert!(e.contains("out of range"), "{t}: {e}");
         }
-        assert!(parse("9999-12-30", now()).is_ok());
-        assert!(parse("0001-01-02", now()).is_ok());
+        assert_eq!(
+            parse("9999-12-30", now()).unwrap(),
+            local(9999, 12, 30, 0, 0)
+        );
+        assert_eq!(parse("0001-01-02", now()).unwrap(), local(1, 1, 2, 0, 0));
     }
 }

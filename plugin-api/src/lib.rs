@@ -15,6 +15,10 @@
 //!   roots and excludes, a bounded folder walk, decoding arbitrary bytes to
 //!   text, path strings of any operating system).
 
+// Input-dependent code never indexes unchecked: a reader must not panic on
+// any bytes (SECURITY.md). Tests may index.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 pub mod discover;
 pub mod export;
 pub mod module;

@@ -44,7 +44,10 @@ pub fn decode(bytes: &[u8]) -> (Cow<'_, str>, Encoding) {
 }
 
 fn utf16(bytes: &[u8], read: fn([u8; 2]) -> u16) -> String {
-    let units = bytes.chunks_exact(2).map(|c| read([c[0], c[1]]));
+    let units = bytes
+        .chunks_exact(2)
+        .filter_map(|c| <[u8; 2]>::try_from(c).ok())
+        .map(read);
     char::decode_utf16(units)
         .map(|r| r.unwrap_or(char::REPLACEMENT_CHARACTER))
         .collect()

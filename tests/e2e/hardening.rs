@@ -287,6 +287,8 @@ const SECRETS: &[(&str, &str)] = &[
     ("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "private-key"),
     ("deepseekFAKE0123456789", "api-key"),
     ("FAKEbearer0123456789token", "bearer-token"),
+    ("FAKEawsSecret0123456789/fakeFAKEfake+KEY", "aws-secret-key"),
+    ("FAKE-dsn-pass-4711", "password"),
 ];
 
 fn seeded(sb: &Sandbox) {
@@ -306,6 +308,8 @@ Do not paste keys. The AWS key {aws} and token {ghp} should be rotated.
 
 #### connect to postgres://app:{pw}@db.internal:5432/billing  
 
+#### my .env has aws_secret_access_key = {aws_secret} and DB_PASSWORD={db_password}  
+
 Your DSN holds a password; use a secret manager. Slack {slack}, Google {google}.
 
 ```
@@ -324,6 +328,8 @@ Your DSN holds a password; use a secret manager. Slack {slack}, Google {google}.
         slack = SECRETS[5].0,
         google = SECRETS[6].0,
         pem = SECRETS[9].0,
+        aws_secret = SECRETS[12].0,
+        db_password = SECRETS[13].0,
     );
     sb.write("work/leaky/.aider.chat.history.md", history);
     sb.write(
@@ -433,12 +439,46 @@ fn assert_clean(what: &str, text: &str) {
     }
 }
 
-fn assert_clean_bytes(path: &Path) {
-    if let Ok(bytes) = std::fs::read(path) {
-        for (secret, _) in SECRETS {
-            let found = bytes.windows(secret.len()).any(|w| w == secret.as_bytes());
-            assert!(!found, "{} holds {secret}", path.display());
+/// Asserts that no file of the data folder holds a secret. Every file is
+/// read (one that cannot be is a failure, not a pass), and the scan must have
+/// covered the database and the vector file.
+fn assert_clean_data_dir(dir: &Path) {
+    let any_secret = regex::bytes::Regex::new(
+        &SECRETS
+            .iter()
+            .map(|(secret, _)| regex::escape(secret))
+            .collect::<Vec<_>>()
+            .join("|"),
+    )
+    .unwrap();
+    let mut scanned = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let entries = std::fs::read_dir(&folder)
+            .unwrap_or_else(|e| panic!("cannot list {}: {e}", folder.display()));
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            let bytes = std::fs::read(&path)
+                .unwrap_or_else(|e| panic!("cannot scan {}: {e}", path.display()));
+            if let Some(found) = any_secret.find(&bytes) {
+                panic!(
+                    "{} holds {}",
+                    path.display(),
+                    String::from_utf8_lossy(found.as_bytes())
+                );
+            }
+            scanned.push(path);
         }
+    }
+    for file in ["index.sqlite", "vectors.usearch"] {
+        assert!(
+            scanned.contains(&dir.join(file)),
+            "{file} was not scanned: {scanned:?}"
+        );
     }
 }
 
@@ -469,9 +509,8 @@ fn fake_secrets_reach_no_store_and_no_output() {
 
     let out = sb.ok(&["index"]);
     assert_clean("deja index", &out.stderr);
-    for file in ["index.sqlite", "index.sqlite-wal", "vectors.usearch"] {
-        assert_clean_bytes(&sb.data_dir().join(file));
-    }
+    // The database, its write-ahead log, the vector file and every other file.
+    assert_clean_data_dir(&sb.data_dir());
     // The full-text index is queried for every secret: nothing matches.
     for (secret, _) in SECRETS {
         let out = sb.run(&["recall", "--mode", "lexical", "--json", secret]);

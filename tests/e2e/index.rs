@@ -492,9 +492,17 @@ fn a_full_disk_stops_the_index_with_exit_2_and_the_store_stays_consistent() {
         !stderr.contains("(skipped; what was indexed before is kept)"),
         "reported as a transcript's problem: {stderr}"
     );
-    // Consistent: what was indexed is still there, whole.
-    let kept = sb.dump();
-    for line in before.lines().filter(|l| l.contains("invoice export")) {
+    // Consistent: what was indexed is still there, whole: every row of the
+    // first run's sessions, messages, files, commands and transcripts (all
+    // but the one-column count of full-text matches, which new text raises).
+    let after = sb.dump();
+    let kept: std::collections::HashSet<&str> = after.lines().collect();
+    let rows: Vec<&str> = before.lines().filter(|l| l.contains('|')).collect();
+    assert!(
+        rows.iter().any(|l| l.contains("invoice export")),
+        "the first run's rows are not in the dump:\n{before}"
+    );
+    for line in rows {
         assert!(kept.contains(line), "lost: {line}");
     }
     // With room again, the next run completes and equals a clean index.

@@ -12,13 +12,16 @@ use serde_json::Value;
 
 use crate::common::{deja_bin, repo, Sandbox};
 
-/// Every path under `dir`, relative to it (empty when `dir` does not exist).
+/// Every path under `dir`, relative to it (empty when `dir` does not exist;
+/// a folder that cannot be listed fails the test, as it could hide leftovers).
 fn tree(dir: &Path) -> BTreeSet<PathBuf> {
     let mut out = BTreeSet::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
+        let entries = match std::fs::read_dir(&d) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && d == dir => continue,
+            Err(e) => panic!("cannot list {}: {e}", d.display()),
         };
         for e in entries {
             let p = e.unwrap().path();

@@ -102,17 +102,21 @@ fn gemini_session_start_hook_answers_in_its_protocol() {
     );
 }
 
-/// Every file below `dir` with its bytes, for comparing trees.
+/// Every file below `dir` with its bytes, for comparing trees (empty when
+/// `dir` does not exist; a folder that cannot be listed fails the test).
 fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(e) => panic!("cannot list {}: {e}", dir.display()),
+    };
     let mut out = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.extend(tree(&p));
-            } else {
-                out.push((p.clone(), std::fs::read(&p).unwrap()));
-            }
+    for e in entries {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(tree(&p));
+        } else {
+            out.push((p.clone(), std::fs::read(&p).unwrap()));
         }
     }
     out.sort();
@@ -216,6 +220,46 @@ fn setup_gemini_makes_the_real_gemini_cli_connect_and_undo_restores_everything()
         .filter(|(p, _)| before.iter().any(|(q, _)| q == p))
         .collect();
     assert_eq!(before, after, "a file that was there before changed");
+}
+
+#[test]
+fn setup_gemini_leaves_an_extension_it_did_not_write_alone_and_doctor_sees_a_stale_one() {
+    let sb = demo_sandbox();
+    let ext = sb.home.join(".gemini/extensions/deja");
+    let foreign = r#"{"name": "deja", "version": "someone else's"}"#;
+    sb.write(".gemini/extensions/deja/gemini-extension.json", foreign);
+    for args in [&["setup", "gemini"][..], &["setup", "gemini", "--undo"]] {
+        let out = sb.run(args);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains("not written by"), "{}", out.stderr);
+        assert_eq!(
+            std::fs::read_to_string(ext.join("gemini-extension.json")).unwrap(),
+            foreign,
+            "{args:?} touched it"
+        );
+    }
+
+    // deja's own extension, then changed as when the deja it runs is replaced.
+    std::fs::remove_dir_all(&ext).unwrap();
+    sb.ok(&["setup", "gemini"]);
+    assert!(ext.join(".deja-setup.json").is_file());
+    let manifest = ext.join("gemini-extension.json");
+    let written = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, written.replace("mcp", "mcp-elsewhere")).unwrap();
+    let doctor = sb.run(&["doctor", "--json"]).json();
+    let gemini = doctor["wiring"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["harness"] == "gemini")
+        .unwrap()
+        .clone();
+    assert_eq!(gemini["status"], "stale", "{gemini:#}");
+    let problems = doctor["problems"].to_string();
+    assert!(problems.contains("deja setup gemini"), "{problems}");
+    // Setting up again repairs it.
+    sb.ok(&["setup", "gemini"]);
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), written);
 }
 
 #[test]

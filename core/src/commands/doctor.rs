@@ -114,7 +114,11 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
         }
     }
     #[cfg(unix)]
-    for (path, want) in [(&app.paths.data_dir, 0o700), (&db, 0o600)] {
+    for (path, want) in [
+        (&app.paths.data_dir, 0o700),
+        (&db, 0o600),
+        (&app.paths.vectors(), 0o600),
+    ] {
         if let Some(m) = mode(path) {
             if m & 0o077 != 0 {
                 problems.push(Problem {

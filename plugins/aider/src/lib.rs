@@ -16,6 +16,10 @@
 //!   `clock`: local header times to UTC; `parse`: the whole file;
 //! - `resume`: why a session cannot be reopened, and what to run instead.
 
+// Input-dependent code never indexes unchecked: a reader must not panic on
+// any bytes (SECURITY.md). Tests may index.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 mod blocks;
 mod build;
 mod clock;

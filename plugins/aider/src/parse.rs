@@ -45,7 +45,7 @@ pub(crate) fn parse(path: &str, bytes: &[u8], modified_ms: i64, zone: Zone) -> P
         // Each session is read on its own (its style too: whether aider's
         // trailing spaces survived), so appending sessions to a history never
         // changes how the earlier ones read.
-        let body = &lines[span.body.clone()];
+        let body = lines.get(span.body.clone()).unwrap_or_default();
         let layout = Layout::new(body);
         let blocks = layout.blocks(0..body.len(), span.header.legacy);
         let content = build::build(&blocks, dir, started);

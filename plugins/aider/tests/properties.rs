@@ -105,3 +105,27 @@ proptest! {
         }
     }
 }
+
+/// The append property above compares what the shorter file read with what
+/// the longer one reads: it proves something only for generated histories that
+/// hold a session with messages. At least a quarter of them must.
+#[test]
+fn generated_histories_often_hold_a_session_the_append_property_can_check() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let strategy = prop::collection::vec(session(), 1..5);
+    let mut runner = TestRunner::deterministic();
+    let mut with_messages = 0;
+    for _ in 0..200 {
+        let generated = strategy.new_tree(&mut runner).unwrap().current();
+        let output = parse(generated.concat().as_bytes());
+        if output.sessions.iter().any(|s| !s.messages.is_empty()) {
+            with_messages += 1;
+        }
+    }
+    println!("{with_messages} of 200 generated histories hold a session with messages");
+    assert!(
+        with_messages >= 50,
+        "only {with_messages} of 200 generated histories hold a session with messages"
+    );
+}

@@ -515,14 +515,15 @@ fn header_times_are_local_and_converted_to_utc() {
 #[test]
 fn without_a_setting_the_machine_zone_is_used() {
     let out = try_parse(&fixture("15-timezones"), "{}").unwrap();
-    for (session, local) in out
-        .sessions
-        .iter()
-        .zip(["2026-07-17 09:00:00", "2026-01-17 09:00:00"])
-    {
-        if let Some(time) = Local.from_local_datetime(&naive(local)).single() {
-            assert_eq!(session.started_at_ms, time.timestamp_millis(), "{local}");
-        }
+    let locals = ["2026-07-17 09:00:00", "2026-01-17 09:00:00"];
+    assert_eq!(out.sessions.len(), 4, "{:?}", ids(&out));
+    for (session, local) in out.sessions.iter().zip(locals) {
+        // 09:00 is one moment in every zone (no zone moves its clocks then).
+        let time = Local
+            .from_local_datetime(&naive(local))
+            .single()
+            .unwrap_or_else(|| panic!("{local} is not one local time here"));
+        assert_eq!(session.started_at_ms, time.timestamp_millis(), "{local}");
     }
 }
 

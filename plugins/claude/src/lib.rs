@@ -18,6 +18,10 @@
 //! - [`ids`]: deja's ids; [`resume`]: `claude --resume` advice;
 //!   [`paths`] and [`time`]: path strings of any OS, RFC 3339 timestamps.
 
+// Input-dependent code never indexes unchecked: a reader must not panic on
+// any bytes (SECURITY.md). Tests may index.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 pub mod builder;
 pub mod content;
 pub mod discover;

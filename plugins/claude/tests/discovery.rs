@@ -214,6 +214,8 @@ fn a_bad_config_section_is_a_config_error() {
 fn an_empty_home_finds_nothing_and_fails_nothing() {
     let discovery = discover(&common::empty_context());
     assert!(discovery.transcripts.is_empty());
+    assert!(discovery.warnings.is_empty(), "{:?}", discovery.warnings);
+    assert!(!discovery.searched.is_empty(), "no place was searched");
     assert!(discovery.searched.iter().all(|s| !s.exists));
 }
 

@@ -59,7 +59,7 @@ fn key_ends(text: &str) -> Vec<usize> {
                 .map(move |(at, _)| (at, at + key.len()))
         })
         .filter_map(|(start, end)| {
-            let before = start.checked_sub(1).map(|i| bytes[i]);
+            let before = start.checked_sub(1).and_then(|i| bytes.get(i).copied());
             let after = bytes.get(end).copied();
             let word_char =
                 |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80;

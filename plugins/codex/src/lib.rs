@@ -16,6 +16,10 @@
 //! - [`ids`]: a rollout's identity; [`title`]: thread names from `session_index.jsonl`;
 //!   [`session`]: a rollout to deja's session; [`resume`]: `codex resume <id>`.
 
+// Input-dependent code never indexes unchecked: a reader must not panic on
+// any bytes (SECURITY.md). Tests may index.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 pub mod codemode;
 pub mod context;
 pub mod conversation;

@@ -122,8 +122,7 @@ pub fn pipeline(line: &str) -> Option<Vec<&str>> {
     let mut quote: Option<char> = None;
     let bytes: Vec<(usize, char)> = line.char_indices().collect();
     let mut i = 0;
-    while i < bytes.len() {
-        let (at, c) = bytes[i];
+    while let Some(&(at, c)) = bytes.get(i) {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
             (Some('"'), '\\') => i += 1,

@@ -124,6 +124,7 @@ fn deja_codex_root_overrides_both_and_takes_a_path_list() {
         .iter()
         .map(|s| s.reason.to_string())
         .collect();
+    assert!(!reasons.is_empty(), "no place was searched");
     assert!(
         reasons.iter().all(|r| r == "DEJA_CODEX_ROOT"),
         "{reasons:?}"
@@ -180,7 +181,12 @@ fn an_unreadable_folder_is_a_warning() {
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(discovery.transcripts.len(), 1);
-    if !readable_anyway {
+    if readable_anyway {
+        println!(
+            "NOTE: the unreadable-folder warning was not checked: this process can read a \
+             folder with mode 000 (it runs as root), so the folder is searched normally"
+        );
+    } else {
         assert_eq!(discovery.warnings.len(), 1, "{:?}", discovery.warnings);
         assert!(discovery.warnings[0].contains("2026/07/18"));
     }

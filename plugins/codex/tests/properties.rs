@@ -144,3 +144,27 @@ proptest! {
         is_prefix(&parse(path, part), &parse(path, full.as_bytes()))?;
     }
 }
+
+/// The append property above compares what the shorter file read with what
+/// the longer one reads: it proves something only for generated rollouts that
+/// hold a session with messages. At least a quarter of them must.
+#[test]
+fn generated_rollouts_often_hold_a_session_the_append_property_can_check() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let strategy = prop::collection::vec(record(), 0..25);
+    let mut runner = TestRunner::deterministic();
+    let mut with_messages = 0;
+    for _ in 0..200 {
+        let generated = strategy.new_tree(&mut runner).unwrap().current();
+        let output = parse(PATH, rollout(&generated).as_bytes());
+        if output.sessions.iter().any(|s| !s.messages.is_empty()) {
+            with_messages += 1;
+        }
+    }
+    println!("{with_messages} of 200 generated rollouts hold a session with messages");
+    assert!(
+        with_messages >= 50,
+        "only {with_messages} of 200 generated rollouts hold a session with messages"
+    );
+}

@@ -13,6 +13,10 @@
 //! - [`resume`]: how to reopen a session with `gemini --resume`.
 //! - [`paths`] and [`time`]: path strings of any OS, RFC 3339 timestamps.
 
+// Input-dependent code never indexes unchecked: a reader must not panic on
+// any bytes (SECURITY.md). Tests may index.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 pub mod content;
 pub mod discover;
 pub mod ids;

@@ -82,7 +82,7 @@ fn user_text(record: &Record) -> String {
     let text = match display {
         Some(display) => display,
         None if hook_part && record.prompt.is_none() => {
-            text_parts(&record.parts[..record.parts.len() - 1])
+            text_parts(record.parts.split_last().map_or(&[], |(_, rest)| rest))
         }
         None => text_parts(&record.parts),
     };

@@ -17,6 +17,10 @@
 //! - [`detect`]: whether a file is a Qwen Code chat, without claiming other harnesses' JSONL.
 //! - [`paths`] and [`time`]: path strings of any OS, RFC 3339 timestamps.
 
+// Input-dependent code never indexes unchecked: a reader must not panic on
+// any bytes (SECURITY.md). Tests may index.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 pub mod chain;
 pub mod content;
 pub mod detect;

@@ -116,8 +116,8 @@ pub fn local_short(ms: i64) -> String {
     }
 }
 
-/// Writes a JSON value to stdout, followed by a newline.
-pub fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
+/// Writes `value` to stdout as pretty JSON, followed by a newline.
+pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, value)?;

@@ -11,12 +11,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use deja_model::{one_line, Role, Session};
 use deja_store::{SessionFilter, Store, StoreError};
-use serde_json::json;
 
 use crate::app::App;
 use crate::mcp::frame;
 use crate::output;
-use crate::ExitStatus;
+use crate::{json, ExitStatus};
 
 /// Sessions looked at, newest first, before the byte bound cuts the list.
 const MAX_SESSIONS: usize = 20;
@@ -240,16 +239,13 @@ pub fn run(app: &App, args: &ContextArgs) -> Result<ExitStatus> {
                 None
             }
         });
-        let mut answer = json!({});
-        if let Some(text) = context {
-            answer = json!({
-                "hookSpecificOutput": {
-                    "hookEventName": "SessionStart",
-                    "additionalContext": text,
-                }
-            });
-        }
-        println!("{answer}");
+        let answer = json::context::Hook {
+            hook_specific_output: context.as_deref().map(|text| json::context::HookOutput {
+                additional_context: text,
+                hook_event_name: "SessionStart",
+            }),
+        };
+        println!("{}", serde_json::to_string(&answer)?);
         return Ok(ExitStatus::Success);
     }
     let project = match &args.project {
@@ -259,11 +255,11 @@ pub fn run(app: &App, args: &ContextArgs) -> Result<ExitStatus> {
     };
     let d = digest_for(app, &project, max)?;
     if args.json {
-        output::print_json(&json!({
-            "project": project,
-            "sessions": d.sessions,
-            "text": d.text,
-        }))?;
+        output::print_json(&json::context::Context {
+            project: &project,
+            sessions: &d.sessions,
+            text: &d.text,
+        })?;
     } else {
         print!("{}", d.text);
     }

@@ -7,9 +7,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
-use serde_json::{json, Value};
 
 use crate::app::App;
+use crate::json::doctor as out;
 use crate::output::{self, Style};
 use crate::ExitStatus;
 use deja_embed::Embedder;
@@ -50,13 +50,13 @@ fn mode(path: &Path) -> Option<u32> {
 /// Runs the command.
 pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
     let mut problems: Vec<Problem> = Vec::new();
-    let mut report = serde_json::Map::new();
 
     // Config.
-    report.insert(
-        "config".into(),
-        json!({"path": app.config.path, "exists": app.config.file_exists, "error": app.config_error()}),
-    );
+    let config = out::Config {
+        error: app.config_error(),
+        exists: app.config.file_exists,
+        path: &app.config.path,
+    };
     if let Some(e) = app.config_error() {
         problems.push(Problem {
             what: e.to_string(),
@@ -91,16 +91,34 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
         });
         None
     };
-    let mut store_json = json!({"path": db, "bytes": size(&db), "data_dir": app.paths.data_dir});
+    let vectors = app.paths.vectors();
+    let mut store_json = out::Store {
+        bytes: size(&db),
+        data_dir: &app.paths.data_dir,
+        embed_model: None,
+        embedding_units: None,
+        forgotten: None,
+        messages: None,
+        path: db.clone(),
+        sessions: None,
+        sessions_without_source: None,
+        transcripts: None,
+        vectors: out::Vectors {
+            bytes: size(&vectors),
+            count: deja_store::vectors::file_count(&vectors),
+            in_sync: None,
+            path: vectors.clone(),
+        },
+    };
     if let Some(s) = &store {
         let c = s.counts()?;
-        store_json["sessions"] = c.sessions.into();
-        store_json["sessions_without_source"] = c.orphaned.into();
-        store_json["messages"] = c.messages.into();
-        store_json["transcripts"] = c.sources.into();
-        store_json["embedding_units"] = c.chunks.into();
-        store_json["forgotten"] = c.tombstones.into();
-        store_json["embed_model"] = s.meta("embed_model")?.into();
+        store_json.sessions = Some(c.sessions);
+        store_json.sessions_without_source = Some(c.orphaned);
+        store_json.messages = Some(c.messages);
+        store_json.transcripts = Some(c.sources);
+        store_json.embedding_units = Some(c.chunks);
+        store_json.forgotten = Some(c.tombstones);
+        store_json.embed_model = Some(s.meta("embed_model")?);
         for f in s.failed_sources()? {
             problems.push(Problem {
                 what: format!(
@@ -131,13 +149,9 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
             }
         }
     }
-    let vectors = app.paths.vectors();
-    let vector_count = deja_store::vectors::file_count(&vectors);
-    store_json["vectors"] =
-        json!({"path": vectors, "bytes": size(&vectors), "count": vector_count});
     if let Some(s) = &store {
         let in_sync = deja_store::vectors::in_sync(s, &vectors).unwrap_or(false);
-        store_json["vectors"]["in_sync"] = in_sync.into();
+        store_json.vectors.in_sync = Some(in_sync);
         if !in_sync {
             problems.push(Problem {
                 what: "the vector index is behind the database (an index run was interrupted, or one is running)".into(),
@@ -145,7 +159,6 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
             });
         }
     }
-    report.insert("store".into(), store_json);
 
     // Plugins and readers.
     let mut plugins = Vec::new();
@@ -160,12 +173,16 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
                 fix: "see `deja plugins`".into(),
             });
         }
-        plugins.push(json!({
-            "path": r.path, "name": r.name, "version": r.version, "harness": r.harness,
-            "abi": r.abi.map(|a| a.to_string()), "status": r.status.label(), "reason": r.status.reason(),
-        }));
+        plugins.push(out::Plugin {
+            abi: r.abi.map(|a| a.to_string()),
+            harness: r.harness.as_deref(),
+            name: r.name.as_deref(),
+            path: &r.path,
+            reason: r.status.reason(),
+            status: r.status.label(),
+            version: r.version.as_deref(),
+        });
     }
-    report.insert("plugins".into(), plugins.into());
     let mut readers = Vec::new();
     if let Err(e) = app.config.check_harness_names(&app.host().harnesses()) {
         problems.push(Problem {
@@ -194,12 +211,20 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
                         fix: "check the folder's permissions, or exclude it in the config".into(),
                     });
                 }
-                readers.push(json!({
-                    "harness": p.harness,
-                    "enabled": enabled,
-                    "transcripts": d.transcripts.len(),
-                    "looked_in": d.searched.iter().map(|(path, why, exists)| json!({"path": path, "reason": why, "exists": exists})).collect::<Vec<_>>(),
-                }));
+                readers.push(out::Reader {
+                    enabled,
+                    harness: &p.harness,
+                    looked_in: d
+                        .searched
+                        .into_iter()
+                        .map(|(path, reason, exists)| out::LookedIn {
+                            exists,
+                            path,
+                            reason,
+                        })
+                        .collect(),
+                    transcripts: d.transcripts.len(),
+                });
             }
             Err(e) => problems.push(Problem {
                 what: e.to_string(),
@@ -207,16 +232,19 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
             }),
         }
     }
-    report.insert("readers".into(), readers.into());
 
     // Model and runtime.
     let settings = app.embed_settings();
     let runtime = settings.runtime().map(|p| p.to_path_buf());
-    let mut model_json = json!({
-        "enabled": settings.enabled,
-        "model_dir": settings.model_dir,
-        "runtime": runtime.as_ref().ok(),
-    });
+    let mut model_json = out::Model {
+        dims: None,
+        enabled: settings.enabled,
+        id: None,
+        load_ms: None,
+        model_dir: &settings.model_dir,
+        runtime: runtime.ok(),
+        status: None,
+    };
     if settings.enabled {
         let started = Instant::now();
         match Embedder::load(
@@ -224,10 +252,10 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
             store.as_ref().and_then(|s| s.model_stamp()).as_ref(),
         ) {
             Ok(e) => {
-                model_json["status"] = "ok".into();
-                model_json["id"] = e.id().into();
-                model_json["dims"] = e.dims().into();
-                model_json["load_ms"] = (started.elapsed().as_millis() as u64).into();
+                model_json.status = Some("ok".into());
+                model_json.id = Some(e.id().into());
+                model_json.dims = Some(e.dims());
+                model_json.load_ms = Some(started.elapsed().as_millis() as u64);
                 if let Some(s) = &store {
                     if let Some(stored) = s.meta("embed_model")? {
                         if stored != e.id() {
@@ -240,7 +268,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
                 }
             }
             Err(e) => {
-                model_json["status"] = e.to_string().into();
+                model_json.status = Some(e.to_string());
                 problems.push(Problem {
                     what: format!("semantic recall is off: {e}"),
                     fix: if e.is_missing() {
@@ -252,19 +280,25 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
             }
         }
     }
-    report.insert("model".into(), model_json);
-    report.insert("wiring".into(), wiring(app, &mut problems).into());
-    report.insert(
-        "problems".into(),
-        problems
+    let wiring = wiring(app, &mut problems);
+    let report = out::Doctor {
+        config,
+        model: model_json,
+        plugins,
+        problems: problems
             .iter()
-            .map(|p| json!({"problem": p.what, "fix": p.fix}))
-            .collect::<Vec<Value>>()
-            .into(),
-    );
+            .map(|p| out::Problem {
+                fix: &p.fix,
+                problem: &p.what,
+            })
+            .collect(),
+        readers,
+        store: store_json,
+        wiring,
+    };
 
     if as_json {
-        output::print_json(&Value::Object(report))?;
+        output::print_json(&report)?;
     } else {
         print_text(app, &report, &problems);
     }
@@ -276,9 +310,9 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
 }
 
 /// What `deja setup` has wired, per harness, with the command that wires it.
-fn wiring(app: &App, problems: &mut Vec<Problem>) -> Vec<Value> {
+fn wiring(app: &App, problems: &mut Vec<Problem>) -> Vec<out::Wiring> {
     use super::setup::{self, Wiring};
-    let mut out = Vec::new();
+    let mut wired = Vec::new();
     let gemini = match setup::gemini_wiring(&app.paths.home) {
         Ok(Wiring::Wired) => (
             "wired",
@@ -298,7 +332,12 @@ fn wiring(app: &App, problems: &mut Vec<Problem>) -> Vec<Value> {
         }
         Err(e) => ("unknown", e.to_string()),
     };
-    out.push(json!({"harness": "gemini", "status": gemini.0, "detail": gemini.1, "fix": "deja setup gemini"}));
+    wired.push(out::Wiring {
+        detail: gemini.1,
+        fix: "deja setup gemini",
+        harness: "gemini",
+        status: gemini.0,
+    });
     let conf = setup::aider_conf(&app.paths.home);
     let file = super::aider::context_file(app);
     let listed = std::fs::read_to_string(&conf)
@@ -312,17 +351,19 @@ fn wiring(app: &App, problems: &mut Vec<Problem>) -> Vec<Value> {
     } else {
         ("not wired", "`deja aider` passes the digest itself; run `deja setup aider` for aider started directly".to_string())
     };
-    out.push(json!({"harness": "aider", "status": aider.0, "detail": aider.1, "fix": "deja setup aider"}));
-    out
+    wired.push(out::Wiring {
+        detail: aider.1,
+        fix: "deja setup aider",
+        harness: "aider",
+        status: aider.0,
+    });
+    wired
 }
 
-fn print_text(app: &App, report: &serde_json::Map<String, Value>, problems: &[Problem]) {
+fn print_text(app: &App, report: &out::Doctor<'_>, problems: &[Problem]) {
     let s = Style::stdout();
-    let str_of = |v: &Value| {
-        v.as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| v.to_string())
-    };
+    // What is unknown reads `null`, as it does in the JSON report.
+    let or_null = |v: Option<&str>| v.unwrap_or("null").to_string();
     println!(
         "{:<9} {}{}",
         s.bold("config"),
@@ -335,83 +376,77 @@ fn print_text(app: &App, report: &serde_json::Map<String, Value>, problems: &[Pr
             " (absent: defaults apply)"
         }
     );
-    let st = &report["store"];
+    let st = &report.store;
     println!(
         "{:<9} {} ({})",
         s.bold("store"),
-        str_of(&st["path"]),
-        st["bytes"]
-            .as_u64()
-            .map(human)
-            .unwrap_or_else(|| "absent".into())
+        st.path.display(),
+        st.bytes.map(human).unwrap_or_else(|| "absent".into())
     );
-    if st.get("sessions").is_some() {
+    if let (Some(sessions), Some(orphaned), Some(messages), Some(transcripts), Some(units)) = (
+        st.sessions,
+        st.sessions_without_source,
+        st.messages,
+        st.transcripts,
+        st.embedding_units,
+    ) {
         println!(
-            "          {} sessions ({} without transcript), {} messages, {} transcripts, {} embedding units",
-            st["sessions"], st["sessions_without_source"], st["messages"], st["transcripts"], st["embedding_units"]
+            "          {sessions} sessions ({orphaned} without transcript), {messages} messages, {transcripts} transcripts, {units} embedding units"
         );
     }
     println!(
         "{:<9} {} ({})",
         s.bold("vectors"),
-        str_of(&st["vectors"]["path"]),
-        st["vectors"]["bytes"]
-            .as_u64()
+        st.vectors.path.display(),
+        st.vectors
+            .bytes
             .map(human)
             .unwrap_or_else(|| "absent".into())
     );
-    for p in report["plugins"].as_array().into_iter().flatten() {
+    for p in &report.plugins {
         println!(
             "{:<9} {} {} ({}) {}",
             s.bold("plugin"),
-            str_of(&p["name"]),
-            str_of(&p["version"]),
-            str_of(&p["status"]),
-            str_of(&p["path"])
+            or_null(p.name),
+            or_null(p.version),
+            p.status,
+            p.path.display()
         );
     }
-    for r in report["readers"].as_array().into_iter().flatten() {
+    for r in &report.readers {
         println!(
             "{:<9} {}: {} transcripts{}",
             s.bold("reader"),
-            str_of(&r["harness"]),
-            r["transcripts"],
-            if r["enabled"] == false {
-                " (disabled)"
-            } else {
-                ""
-            }
+            r.harness,
+            r.transcripts,
+            if r.enabled { "" } else { " (disabled)" }
         );
-        for l in r["looked_in"].as_array().into_iter().flatten() {
+        for l in &r.looked_in {
             println!(
                 "            {} {} ({})",
-                if l["exists"] == true {
-                    "found  "
-                } else {
-                    "missing"
-                },
-                str_of(&l["path"]),
-                str_of(&l["reason"])
+                if l.exists { "found  " } else { "missing" },
+                l.path,
+                l.reason
             );
         }
     }
-    let m = &report["model"];
+    let m = &report.model;
     println!(
         "{:<9} {} ({})",
         s.bold("model"),
-        str_of(&m["model_dir"]),
-        str_of(&m["status"])
+        m.model_dir.display(),
+        or_null(m.status.as_deref())
     );
-    if let Some(rt) = m["runtime"].as_str() {
-        println!("{:<9} {rt}", s.bold("runtime"));
+    if let Some(rt) = &m.runtime {
+        println!("{:<9} {}", s.bold("runtime"), rt.display());
     }
-    for w in report["wiring"].as_array().into_iter().flatten() {
+    for w in &report.wiring {
         println!(
             "{:<9} {:<7} {} ({})",
             s.bold("wiring"),
-            str_of(&w["harness"]),
-            str_of(&w["status"]),
-            str_of(&w["detail"])
+            w.harness,
+            w.status,
+            w.detail
         );
     }
     if problems.is_empty() {

@@ -8,13 +8,12 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Result};
-use serde_json::{json, Value};
 
 use crate::app::App;
 use crate::cli::ForgetArgs;
 use crate::lock::{self, Wait};
-use crate::output::{self, local_short, one_line, rfc3339, Style};
-use crate::ExitStatus;
+use crate::output::{self, local_short, one_line, Style};
+use crate::{json, ExitStatus};
 use deja_store::query::{SessionRow, Tombstone};
 use deja_store::Store;
 
@@ -128,20 +127,10 @@ fn select(
 /// when asked, else one line each on stdout for a dry run.
 fn print_sessions(rows: &[SessionRow], dry_run: bool, as_json: bool) -> Result<()> {
     if as_json {
-        return output::print_json(&json!({
-            "dry_run": dry_run,
-            "forgotten": rows.iter().map(|r| json!({
-                "id": r.id,
-                "harness": r.harness,
-                "native_id": r.native_id,
-                "project": r.project,
-                "started_at": rfc3339(r.started_at),
-                "message_count": r.message_count,
-                "title": r.title,
-                "first_user_line": r.first_user,
-                "source": r.source_path,
-            })).collect::<Vec<_>>(),
-        }));
+        return output::print_json(&json::forget::Forgotten {
+            dry_run,
+            forgotten: rows.iter().map(json::forget::Session::from).collect(),
+        });
     }
     if dry_run {
         let s = Style::stdout();
@@ -171,9 +160,9 @@ fn list(app: &App, as_json: bool) -> Result<ExitStatus> {
     let store = super::open_read(app)?;
     let tombstones = store.tombstones()?;
     if as_json {
-        output::print_json(&json!({
-            "forgotten": tombstones.iter().map(tombstone_json).collect::<Vec<_>>(),
-        }))?;
+        output::print_json(&json::forget::Tombstones {
+            forgotten: tombstones.iter().map(tombstone_json).collect(),
+        })?;
     } else {
         let s = Style::stdout();
         for t in &tombstones {
@@ -206,17 +195,8 @@ fn list(app: &App, as_json: bool) -> Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-fn tombstone_json(t: &Tombstone) -> Value {
-    json!({
-        "id": t.id,
-        "harness": t.harness,
-        "native_id": t.native_id,
-        "started_at": t.started_at.map(rfc3339),
-        "project_dir": t.project_dir,
-        "source": t.source_path,
-        "source_present": transcript_present(t),
-        "forgotten_at": rfc3339(t.forgotten_at),
-    })
+fn tombstone_json(t: &Tombstone) -> json::forget::Tombstone<'_> {
+    json::forget::Tombstone::new(t, transcript_present(t))
 }
 
 /// The one tombstone `id` names; an error naming what it matches otherwise.
@@ -300,10 +280,12 @@ fn undo(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
             }
         };
         eprintln!("{message}");
-        done.push(tombstone_json(&t));
+        done.push(t);
     }
     if args.json {
-        output::print_json(&json!({ "unforgotten": done }))?;
+        output::print_json(&json::forget::Unforgotten {
+            unforgotten: done.iter().map(tombstone_json).collect(),
+        })?;
     }
     if returning > 0 {
         output::hint(&format!(

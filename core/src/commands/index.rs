@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::json;
 
 use deja_embed::Embedder;
 use deja_index::embedding::{self as pass, PassProgress, PassReport};
@@ -18,7 +17,7 @@ use crate::app::App;
 use crate::cli::IndexArgs;
 use crate::lock::{self, Wait};
 use crate::output::{self, Style};
-use crate::ExitStatus;
+use crate::{json, ExitStatus};
 
 struct Bar {
     bar: ProgressBar,
@@ -206,33 +205,51 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
     let a = &report.applied;
     let elapsed = started.elapsed();
     if args.json {
-        output::print_json(&json!({
-            "transcripts": {
-                "scanned": report.scanned,
-                "changed": report.changed,
-                "failed": report.failed.iter().map(|(p, e)| json!({"path": p, "error": e})).collect::<Vec<_>>(),
+        output::print_json(&json::index::Index {
+            discovery_errors: report
+                .discovery_failed
+                .iter()
+                .map(|(h, e)| json::index::DiscoveryError {
+                    error: e,
+                    harness: h,
+                })
+                .collect(),
+            embeddings: match &embedded {
+                Ok(Some(p)) => json::index::Embeddings::Done {
+                    cached: p.cached,
+                    embedded: p.embedded,
+                    messages: p.messages,
+                    units: p.units,
+                },
+                Ok(None) => json::index::Embeddings::Skipped {
+                    skipped: "disabled in the config (`embed.enabled`)",
+                },
+                Err(why) => json::index::Embeddings::Skipped { skipped: why },
             },
-            "sessions": {
-                "added": a.sessions_added,
-                "updated": a.sessions_updated,
-                "orphaned": a.sessions_orphaned,
-                "forgotten_skipped": a.sessions_forgotten,
-                "superseded": a.sessions_superseded,
-                "empty_skipped": report.skipped_empty,
+            messages: json::index::Messages {
+                added: a.messages_added,
+                changed: a.messages_changed,
+                removed: a.messages_removed,
             },
-            "messages": {
-                "added": a.messages_added,
-                "changed": a.messages_changed,
-                "removed": a.messages_removed,
+            seconds: elapsed.as_secs_f64(),
+            sessions: json::index::Sessions {
+                added: a.sessions_added,
+                empty_skipped: report.skipped_empty,
+                forgotten_skipped: a.sessions_forgotten,
+                orphaned: a.sessions_orphaned,
+                superseded: a.sessions_superseded,
+                updated: a.sessions_updated,
             },
-            "embeddings": match &embedded {
-                Ok(Some(p)) => json!({"messages": p.messages, "units": p.units, "embedded": p.embedded, "cached": p.cached}),
-                Ok(None) => json!({"skipped": "disabled in the config (`embed.enabled`)"}),
-                Err(why) => json!({"skipped": why}),
+            transcripts: json::index::Transcripts {
+                changed: report.changed,
+                failed: report
+                    .failed
+                    .iter()
+                    .map(|(p, e)| json::index::Failure { error: e, path: p })
+                    .collect(),
+                scanned: report.scanned,
             },
-            "discovery_errors": report.discovery_failed.iter().map(|(h, e)| json!({"harness": h, "error": e})).collect::<Vec<_>>(),
-            "seconds": elapsed.as_secs_f64(),
-        }))?;
+        })?;
     }
     let s = Style::stderr();
     eprintln!(

@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use serde_json::json;
 
 use crate::app::App;
 use crate::cli::ParseArgs;
@@ -66,12 +65,12 @@ pub fn run(app: &App, args: &ParseArgs) -> Result<ExitStatus> {
                         .iter()
                         .map(|w| format!("{}: {w}", file.display())),
                 );
-                parsed_files.push(json!({
-                    "path": file.to_string_lossy(),
-                    "harness": plugin.harness,
-                    "sessions": parsed.sessions.len(),
-                    "skipped_empty": parsed.skipped_empty,
-                }));
+                parsed_files.push(json::parse::File {
+                    harness: &plugin.harness,
+                    path: file.to_string_lossy().into_owned(),
+                    sessions: parsed.sessions.len(),
+                    skipped_empty: parsed.skipped_empty,
+                });
                 sessions.extend(
                     parsed
                         .sessions
@@ -94,19 +93,22 @@ pub fn run(app: &App, args: &ParseArgs) -> Result<ExitStatus> {
         output::error(&format!("`{}`: {e}", file.display()));
     }
     if args.json {
-        output::print_json(&json!({
-            "sessions": sessions
+        output::print_json(&json::parse::Parse {
+            errors: errors
                 .iter()
-                .map(|(s, src)| json::session(s, Some(&src.to_string_lossy())))
-                .collect::<Vec<_>>(),
-            "skipped_empty": skipped_empty,
-            "files": parsed_files,
-            "errors": errors
+                .map(|(p, e)| json::parse::Error {
+                    error: e,
+                    path: p.to_string_lossy(),
+                })
+                .collect(),
+            files: parsed_files,
+            sessions: sessions
                 .iter()
-                .map(|(p, e)| json!({"path": p.to_string_lossy(), "error": e}))
-                .collect::<Vec<_>>(),
-            "warnings": warnings,
-        }))?;
+                .map(|(s, src)| json::Session::new(s, Some(src.to_string_lossy())))
+                .collect(),
+            skipped_empty,
+            warnings: &warnings,
+        })?;
     } else {
         print_text(&sessions, skipped_empty);
     }

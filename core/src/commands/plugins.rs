@@ -2,38 +2,34 @@
 //! version, harness, path and status, and the reason for anything not loaded.
 
 use anyhow::Result;
-use serde_json::json;
 
 use crate::app::App;
 use crate::output::{self, Style};
-use crate::ExitStatus;
+use crate::{json, ExitStatus};
 use deja_host::Status;
 
 /// Runs the command.
 pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
     let host = app.host();
     if as_json {
-        let plugins: Vec<_> = host
-            .reports
-            .iter()
-            .map(|r| {
-                json!({
-                    "name": r.name,
-                    "version": r.version,
-                    "abi": r.abi.map(|a| a.to_string()),
-                    "harness": r.harness,
-                    "path": r.path.to_string_lossy(),
-                    "origin": r.origin.as_str(),
-                    "status": r.status.label(),
-                    "reason": r.status.reason(),
-                    "enabled": r.harness.as_deref().map(|h| app.harness_enabled(h)),
+        output::print_json(&json::plugins::Plugins {
+            abi: deja_host::HOST_ABI.to_string(),
+            plugins: host
+                .reports
+                .iter()
+                .map(|r| json::plugins::Plugin {
+                    abi: r.abi.map(|a| a.to_string()),
+                    enabled: r.harness.as_deref().map(|h| app.harness_enabled(h)),
+                    harness: r.harness.as_deref(),
+                    name: r.name.as_deref(),
+                    origin: r.origin.as_str(),
+                    path: r.path.to_string_lossy(),
+                    reason: r.status.reason(),
+                    status: r.status.label(),
+                    version: r.version.as_deref(),
                 })
-            })
-            .collect();
-        output::print_json(&json!({
-            "abi": deja_host::HOST_ABI.to_string(),
-            "plugins": plugins,
-        }))?;
+                .collect(),
+        })?;
         return Ok(ExitStatus::Success);
     }
 

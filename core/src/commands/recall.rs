@@ -6,12 +6,11 @@ use anyhow::Result;
 use deja_config::Mode;
 use deja_recall::engine::{Engine, Query};
 use deja_recall::{lexical, snippet, Candidates, Hit, Tuning};
-use serde_json::json;
 
 use crate::app::App;
 use crate::cli::RecallArgs;
-use crate::output::{self, local_short, rfc3339, Style};
-use crate::ExitStatus;
+use crate::output::{self, local_short, Style};
+use crate::{json, ExitStatus};
 use deja_index::redact::Redactor;
 
 /// Runs the command.
@@ -101,15 +100,15 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         );
     }
     if args.json {
-        output::print_json(&json!({
+        output::print_json(&json::recall::Recall {
+            hits: hits.iter().map(json::recall::Hit::from).collect(),
+            missing_half,
+            mode: answer.mode.as_str(),
             // The echo is redacted too: a pasted secret never comes back out.
-            "query": Redactor::from_config(&app.config.config.redact)?.text(&query),
-            "mode": answer.mode.as_str(),
-            "warning": warning,
-            "warnings": warnings,
-            "missing_half": missing_half,
-            "hits": hits.iter().map(hit_json).collect::<Vec<_>>(),
-        }))?;
+            query: Redactor::from_config(&app.config.config.redact)?.text(&query),
+            warning: warning.as_deref(),
+            warnings: &warnings,
+        })?;
     } else {
         print_hits(&hits, &query);
     }
@@ -120,25 +119,6 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         ExitStatus::NoResults
     } else {
         ExitStatus::Success
-    })
-}
-
-fn hit_json(h: &Hit) -> serde_json::Value {
-    json!({
-        "rank": h.rank,
-        "score": h.score,
-        "session_id": h.session_id,
-        "harness": h.harness,
-        "project": h.project,
-        "started_at": rfc3339(h.started_at),
-        "message_id": h.message_id,
-        "message_index": h.message_index,
-        "role": h.role,
-        "timestamp": rfc3339(h.timestamp),
-        "text": h.text,
-        "source_path": h.source_path,
-        "duplicates": h.duplicates,
-        "more_in_session": h.more_in_session,
     })
 }
 

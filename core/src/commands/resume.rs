@@ -2,11 +2,10 @@
 //! advises; `--run` runs that command in that directory.
 
 use anyhow::{anyhow, bail, Context, Result};
-use serde_json::json;
 
 use crate::app::App;
 use crate::output;
-use crate::ExitStatus;
+use crate::{json, ExitStatus};
 use deja_host::Resume;
 
 /// Quotes `s` for a POSIX shell when it needs it.
@@ -44,7 +43,10 @@ pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatu
     match advice {
         Resume::Refused(message) => {
             if as_json {
-                output::print_json(&json!({"session_id": row.id, "refused": message}))?;
+                output::print_json(&json::resume::Refused {
+                    refused: &message,
+                    session_id: &row.id,
+                })?;
             }
             output::error(&format!(
                 "{} cannot reopen session `{}`: {message}",
@@ -69,13 +71,13 @@ pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatu
                 output::warn(&note);
             }
             if as_json {
-                output::print_json(&json!({
-                    "session_id": row.id,
-                    "argv": argv,
-                    "cwd": cwd,
-                    "shell": line,
-                    "note": note,
-                }))?;
+                output::print_json(&json::resume::Command {
+                    argv: &argv,
+                    cwd: cwd.as_deref(),
+                    note: &note,
+                    session_id: &row.id,
+                    shell: &line,
+                })?;
             } else if !run_it {
                 println!("{line}");
             }

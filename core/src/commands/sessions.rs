@@ -1,12 +1,11 @@
 //! `deja sessions`: indexed sessions, newest first, with filters.
 
 use anyhow::Result;
-use serde_json::json;
 
 use crate::app::App;
 use crate::cli::SessionsArgs;
-use crate::output::{self, local_short, one_line, rfc3339, Style};
-use crate::ExitStatus;
+use crate::output::{self, local_short, one_line, Style};
+use crate::{json, ExitStatus};
 
 /// Runs the command.
 pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
@@ -20,22 +19,9 @@ pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
     )?;
     let rows = store.sessions(&filter, args.limit)?;
     if args.json {
-        output::print_json(&json!({
-            "sessions": rows.iter().map(|r| json!({
-                "id": r.id,
-                "harness": r.harness,
-                "native_id": r.native_id,
-                "project": r.project,
-                "started_at": rfc3339(r.started_at),
-                "updated_at": rfc3339(r.updated_at),
-                "message_count": r.message_count,
-                "title": r.title,
-                "first_user_line": r.first_user,
-                "parent_id": r.parent_id,
-                "source": r.source_path,
-                "source_present": r.has_source,
-            })).collect::<Vec<_>>(),
-        }))?;
+        output::print_json(&json::sessions::Sessions {
+            sessions: rows.iter().map(json::sessions::Session::from).collect(),
+        })?;
         return Ok(ExitStatus::Success);
     }
     let s = Style::stdout();

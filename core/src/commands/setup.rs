@@ -16,9 +16,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use serde_json::json;
 
 use crate::app::App;
+use crate::json::setup as out;
 use crate::ExitStatus;
 
 /// The harnesses setup knows.
@@ -84,51 +84,52 @@ pub fn gemini_files(exe: &Path) -> Vec<(&'static str, String)> {
     let exe_text = exe.to_string_lossy().into_owned();
     // Gemini CLI hands extension servers only a few safe variables; the ones
     // that move deja's config and store travel explicitly.
-    let mut env = serde_json::Map::new();
+    let mut env = std::collections::BTreeMap::new();
     for key in ["DEJA_HOME", "DEJA_CONFIG"] {
         if let Some(v) = std::env::var_os(key).filter(|v| !v.is_empty()) {
-            env.insert(key.into(), v.to_string_lossy().into_owned().into());
+            env.insert(key, v.to_string_lossy().into_owned());
         }
     }
-    let mut server = json!({"command": exe_text, "args": ["mcp"]});
-    if !env.is_empty() {
-        server["env"] = serde_json::Value::Object(env.clone());
-    }
-    let manifest = json!({
-        "name": EXTENSION,
-        "version": env!("CARGO_PKG_VERSION"),
-        "description": "deja: memory of past coding-agent sessions (MCP tools recall, session, sessions; the project's digest at session start)",
-        "mcpServers": {"deja": server},
-    });
     let prefix: String = env
         .iter()
-        .map(|(k, v)| format!("{k}={} ", shell_quote(v.as_str().unwrap_or_default())))
+        .map(|(k, v)| format!("{k}={} ", shell_quote(v)))
         .collect();
-    let hooks = json!({
-        "hooks": {
-            "SessionStart": [{
-                "hooks": [{
-                    "type": "command",
-                    "name": "deja-context",
-                    "description": "The project's memory from deja",
-                    "command": format!("{prefix}{} context --hook gemini", shell_quote(&exe_text)),
-                    "timeout": 5000,
-                }]
-            }]
-        }
-    });
-    let pretty = |v: &serde_json::Value| {
-        format!("{}\n", serde_json::to_string_pretty(v).unwrap_or_default())
+    let manifest = out::GeminiManifest {
+        description: "deja: memory of past coding-agent sessions (MCP tools recall, session, sessions; the project's digest at session start)",
+        mcp_servers: out::McpServers {
+            deja: out::McpServer {
+                args: &["mcp"],
+                command: &exe_text,
+                env,
+            },
+        },
+        name: EXTENSION,
+        version: env!("CARGO_PKG_VERSION"),
     };
+    let hooks = out::GeminiHooks {
+        hooks: out::HookEvents {
+            session_start: vec![out::HookGroup {
+                hooks: vec![out::HookCommand {
+                    command: format!("{prefix}{} context --hook gemini", shell_quote(&exe_text)),
+                    description: "The project's memory from deja",
+                    name: "deja-context",
+                    timeout: 5000,
+                    kind: "command",
+                }],
+            }],
+        },
+    };
+    let marker = out::Marker {
+        files: &["gemini-extension.json", "hooks/hooks.json"],
+        written_by: "deja setup gemini",
+    };
+    fn pretty(v: &impl serde::Serialize) -> String {
+        format!("{}\n", serde_json::to_string_pretty(v).unwrap_or_default())
+    }
     vec![
         ("gemini-extension.json", pretty(&manifest)),
         ("hooks/hooks.json", pretty(&hooks)),
-        (
-            MARKER,
-            pretty(
-                &json!({"written_by": "deja setup gemini", "files": ["gemini-extension.json", "hooks/hooks.json"]}),
-            ),
-        ),
+        (MARKER, pretty(&marker)),
     ]
 }
 
@@ -366,7 +367,11 @@ fn setup_aider(app: &App, args: &SetupArgs) -> Result<Vec<String>> {
         &state_file,
         &format!(
             "{}\n",
-            json!({"file": conf, "created": current.is_none(), "written_sha256": deja_model::sha256_hex(next.as_bytes())})
+            serde_json::to_string(&out::AiderState {
+                created: current.is_none(),
+                file: &conf,
+                written_sha256: deja_model::sha256_hex(next.as_bytes()),
+            })?
         ),
         &mut Vec::new(),
         false,

@@ -93,21 +93,19 @@ pub fn run(app: &App, id: &str, window: Window, as_json: bool) -> Result<ExitSta
         None => 0..total,
     };
     if as_json {
-        let mut v = json::session(&session, row.source_path.as_deref());
-        if let serde_json::Value::Object(m) = &mut v {
-            m.insert("source_present".into(), row.has_source.into());
-            if let Some(t) = target {
-                if let Some(serde_json::Value::Array(messages)) = m.get_mut("messages") {
-                    let kept: Vec<serde_json::Value> = messages.drain(range.clone()).collect();
-                    *messages = kept;
-                }
-                m.insert(
-                    "window".into(),
-                    serde_json::json!({"around": t, "from": range.start, "to": range.end, "total": total}),
-                );
-            }
+        let mut out = json::Session::new(&session, row.source_path.as_deref().map(Into::into));
+        out.source_present = Some(row.has_source);
+        if let Some(t) = target {
+            out.messages.truncate(range.end);
+            out.messages.drain(..range.start);
+            out.window = Some(json::Window {
+                around: t,
+                from: range.start,
+                to: range.end,
+                total,
+            });
         }
-        output::print_json(&v)?;
+        output::print_json(&out)?;
         return Ok(ExitStatus::Success);
     }
     let s = Style::stdout();

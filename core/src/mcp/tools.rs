@@ -8,10 +8,11 @@ use deja_model::{message_id, Role};
 use deja_recall::engine::{Engine, Query};
 use deja_recall::{lexical, snippet, Candidates, Hit, Tuning};
 use deja_store::{SessionFilter, SessionRow, Store};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::frame;
+use crate::json::{self, mcp as out};
 use crate::output::rfc3339;
 
 /// Characters of a hit's text shown around its first match.
@@ -42,12 +43,17 @@ fn bad(message: impl Into<String>) -> CallError {
     CallError(message.into())
 }
 
+/// An answer's structured content, from its output struct.
+fn structured(value: &impl Serialize) -> Result<Value, CallError> {
+    serde_json::to_value(value).map_err(|e| bad(format!("the answer cannot be written: {e}")))
+}
+
 /// A tool's answer: readable text and the same facts as a value.
 #[derive(Debug, Clone)]
 pub struct Answer {
     /// Text for the model, within the byte bound.
     pub text: String,
-    /// The structured content.
+    /// The structured content (one of the structs of [`crate::json::mcp`]).
     pub value: Value,
 }
 
@@ -282,13 +288,13 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
         .into_iter()
         .chain(answer.notices.iter().cloned())
         .collect();
-    Ok(render_hits(
+    render_hits(
         &query,
         answer.mode,
         (warnings, answer.missing_half()),
         &answer.hits,
         limits.max_answer_bytes,
-    ))
+    )
 }
 
 /// The text and value of a `recall` answer, within `max_bytes` of text.
@@ -298,13 +304,13 @@ fn render_hits(
     (warnings, missing_half): (Vec<String>, Option<&str>),
     hits: &[Hit],
     max_bytes: usize,
-) -> Answer {
+) -> Result<Answer, CallError> {
     let terms = lexical::terms(query);
     let mut body = String::new();
     if hits.is_empty() {
         body.push_str("No past message matches this query.\n");
     }
-    let mut shown: Vec<Value> = Vec::new();
+    let mut shown: Vec<out::Hit> = Vec::new();
     let close = frame::close();
     let mut text = frame::open();
     let mut left_out = 0;
@@ -348,23 +354,23 @@ fn render_hits(
         if !block.ends_with('\n') {
             text.push_str("…\n");
         }
-        shown.push(json!({
-            "rank": h.rank,
-            "score": h.score,
-            "session_id": h.session_id,
-            "native_session_id": h.native_session_id,
-            "harness": h.harness,
-            "project": h.project,
-            "started_at": rfc3339(h.started_at),
-            "message_id": h.message_id,
-            "message_index": h.message_index,
-            "role": h.role,
-            "timestamp": rfc3339(h.timestamp),
-            "text": snip,
-            "source_path": h.source_path,
-            "duplicates": h.duplicates,
-            "more_in_session": h.more_in_session,
-        }));
+        shown.push(out::Hit {
+            duplicates: &h.duplicates,
+            harness: &h.harness,
+            message_id: &h.message_id,
+            message_index: h.message_index,
+            more_in_session: h.more_in_session,
+            native_session_id: &h.native_session_id,
+            project: json::Project::from(&h.project),
+            rank: h.rank,
+            role: &h.role,
+            score: h.score,
+            session_id: &h.session_id,
+            source_path: h.source_path.as_deref(),
+            started_at: rfc3339(h.started_at),
+            text: snip,
+            timestamp: rfc3339(h.timestamp),
+        });
     }
     text.push_str(&body);
     text.push_str(&close);
@@ -380,18 +386,16 @@ fn render_hits(
         text.push('\n');
     }
     let text = frame::cut(&text, max_bytes).to_string();
-    Answer {
-        text,
-        value: json!({
-            "query": query,
-            "mode": mode.as_str(),
-            "warning": warnings.first(),
-            "warnings": warnings,
-            "missing_half": missing_half,
-            "hits": shown,
-            "left_out": left_out,
-        }),
-    }
+    let value = structured(&out::Recall {
+        hits: shown,
+        left_out,
+        missing_half,
+        mode: mode.as_str(),
+        query,
+        warning: warnings.first().map(String::as_str),
+        warnings: &warnings,
+    })?;
+    Ok(Answer { text, value })
 }
 
 /// Where a `session` call starts reading: the cursor, else `around` minus
@@ -553,14 +557,17 @@ pub fn session(store: &Store, args: SessionArgs, limits: &Limits) -> Result<Answ
                 body.len()
             ));
         }
-        messages.push(json!({
-            "index": index,
-            "message_id": m.native_id.clone().unwrap_or_else(|| message_id(&s.id, index)),
-            "role": m.role.as_str(),
-            "timestamp": rfc3339(m.timestamp_ms),
-            "text": shown,
-            "cut": cut,
-        }));
+        messages.push(out::Message {
+            cut,
+            index,
+            message_id: match &m.native_id {
+                Some(id) => id.into(),
+                None => message_id(&s.id, index).into(),
+            },
+            role: m.role.as_str(),
+            text: shown.to_string(),
+            timestamp: rfc3339(m.timestamp_ms),
+        });
         if cut && share.is_none() {
             next = index + 1;
             break;
@@ -576,17 +583,17 @@ pub fn session(store: &Store, args: SessionArgs, limits: &Limits) -> Result<Answ
     }
     Ok(Answer {
         text: frame::cut(&text, limits.max_answer_bytes).to_string(),
-        value: json!({
-            "session_id": s.id,
-            "native_id": s.native_id,
-            "harness": s.harness,
-            "project": s.project,
-            "title": s.title,
-            "started_at": rfc3339(s.started_at_ms),
-            "message_count": total,
-            "messages": messages,
-            "next_cursor": next_cursor,
-        }),
+        value: structured(&out::Session {
+            harness: &s.harness,
+            message_count: total,
+            messages,
+            native_id: &s.native_id,
+            next_cursor,
+            project: json::Project::from(&s.project),
+            session_id: &s.id,
+            started_at: rfc3339(s.started_at_ms),
+            title: s.title.as_deref(),
+        })?,
     })
 }
 
@@ -637,17 +644,17 @@ pub fn sessions(store: &Store, args: SessionsArgs, limits: &Limits) -> Result<An
             break;
         }
         text.push_str(&line);
-        listed.push(json!({
-            "id": r.id,
-            "harness": r.harness,
-            "native_id": r.native_id,
-            "project": r.project,
-            "started_at": rfc3339(r.started_at),
-            "updated_at": rfc3339(r.updated_at),
-            "message_count": r.message_count,
-            "title": r.title,
-            "first_user_line": r.first_user,
-        }));
+        listed.push(out::ListedSession {
+            first_user_line: r.first_user.as_deref(),
+            harness: &r.harness,
+            id: &r.id,
+            message_count: r.message_count,
+            native_id: &r.native_id,
+            project: json::Project::from(&r.project),
+            started_at: rfc3339(r.started_at),
+            title: r.title.as_deref(),
+            updated_at: rfc3339(r.updated_at),
+        });
     }
     text.push_str(&close);
     if listed.len() < rows.len() {
@@ -659,7 +666,10 @@ pub fn sessions(store: &Store, args: SessionsArgs, limits: &Limits) -> Result<An
     }
     Ok(Answer {
         text: frame::cut(&text, limits.max_answer_bytes).to_string(),
-        value: json!({"sessions": listed, "left_out": rows.len() - listed.len()}),
+        value: structured(&out::Sessions {
+            left_out: rows.len() - listed.len(),
+            sessions: listed,
+        })?,
     })
 }
 

@@ -1,0 +1,126 @@
+//! `deja recall --json`.
+
+use serde::Serialize;
+
+use super::Project;
+use crate::output::rfc3339;
+
+/// A recall's answer: the hits, best first, with what limited them.
+#[derive(Debug, Clone, Serialize)]
+pub struct Recall<'a> {
+    /// The hits, best first.
+    pub hits: Vec<Hit<'a>>,
+    /// The half of hybrid ranking that could not run (`semantic`), if any.
+    pub missing_half: Option<&'a str>,
+    /// The ranking that answered: `hybrid`, `semantic` or `lexical`.
+    pub mode: &'a str,
+    /// The query, redacted like the transcripts.
+    pub query: String,
+    /// Why semantic recall was unavailable, when it was.
+    pub warning: Option<&'a str>,
+    /// Every warning, `warning` first.
+    pub warnings: &'a [String],
+}
+
+/// One matching message.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit<'a> {
+    /// deja ids of other sessions holding the same text, folded into this hit.
+    pub duplicates: &'a [String],
+    /// The harness that wrote the session.
+    pub harness: &'a str,
+    /// The message's id: the harness's, else deja's `<session>#<index>`.
+    pub message_id: &'a str,
+    /// The message's position in its session, from 0.
+    pub message_index: i64,
+    /// Other matching messages of the session not listed.
+    pub more_in_session: usize,
+    /// Where the session ran.
+    pub project: Project<'a>,
+    /// 1-based rank.
+    pub rank: usize,
+    /// `user` or `assistant`.
+    pub role: &'a str,
+    /// The ranking score; higher is better.
+    pub score: f64,
+    /// deja's id of the session.
+    pub session_id: &'a str,
+    /// The transcript the session was read from.
+    pub source_path: Option<&'a str>,
+    /// When the session started.
+    pub started_at: String,
+    /// The message's full text.
+    pub text: &'a str,
+    /// When the message was written.
+    pub timestamp: String,
+}
+
+impl<'a> From<&'a deja_recall::Hit> for Hit<'a> {
+    fn from(h: &'a deja_recall::Hit) -> Self {
+        Hit {
+            duplicates: &h.duplicates,
+            harness: &h.harness,
+            message_id: &h.message_id,
+            message_index: h.message_index,
+            more_in_session: h.more_in_session,
+            project: Project::from(&h.project),
+            rank: h.rank,
+            role: &h.role,
+            score: h.score,
+            session_id: &h.session_id,
+            source_path: h.source_path.as_deref(),
+            started_at: rfc3339(h.started_at),
+            text: &h.text,
+            timestamp: rfc3339(h.timestamp),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::testing::{hit, keys};
+
+    #[test]
+    fn field_names() {
+        let h = hit();
+        let out = Recall {
+            hits: vec![Hit::from(&h)],
+            missing_half: None,
+            mode: "hybrid",
+            query: "q".into(),
+            warning: None,
+            warnings: &[],
+        };
+        assert_eq!(
+            keys(&out),
+            [
+                "hits",
+                "missing_half",
+                "mode",
+                "query",
+                "warning",
+                "warnings"
+            ]
+        );
+        assert_eq!(
+            keys(&out.hits[0]),
+            [
+                "duplicates",
+                "harness",
+                "message_id",
+                "message_index",
+                "more_in_session",
+                "project",
+                "rank",
+                "role",
+                "score",
+                "session_id",
+                "source_path",
+                "started_at",
+                "text",
+                "timestamp"
+            ]
+        );
+    }
+}

@@ -125,6 +125,28 @@ pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()>
     Ok(())
 }
 
+/// How a project is shown in lists: its name, else its directory's last
+/// component, else its id, a long hash id (Gemini CLI's folders) cut to 12
+/// hex digits (which `--project` accepts as a prefix).
+pub fn project_label(project: &deja_model::Project) -> String {
+    if let Some(name) = project.name.as_deref().filter(|n| !n.is_empty()) {
+        return name.to_string();
+    }
+    if let Some(dir) = project.dir.as_deref() {
+        let last = dir.trim_end_matches('/').rsplit('/').next().unwrap_or(dir);
+        if !last.is_empty() {
+            return last.to_string();
+        }
+    }
+    match project.id.as_deref() {
+        Some(id) if id.len() > 16 && id.chars().all(|c| c.is_ascii_hexdigit()) => {
+            id[..12].to_string()
+        }
+        Some(id) => id.to_string(),
+        None => "-".to_string(),
+    }
+}
+
 /// The terminal's size (columns, rows) when stdout is one.
 pub fn terminal_size() -> Option<(usize, usize)> {
     if !std::io::stdout().is_terminal() {

@@ -213,3 +213,57 @@ fn deja_aider_indexes_the_session_that_just_ended_and_ends_like_aider() {
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(out.status.signal(), Some(15), "{:?}", out.status);
 }
+
+#[test]
+fn sessions_line_up_show_whole_project_names_and_short_hash_ids() {
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let hash = "9f2c4e1a7b3d5f60a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718";
+    let gemini = sb.home.join(".gemini");
+    crate::common::gemini_session(
+        &gemini,
+        hash,
+        "0f18b3b3-7342-4d89-826c-b78fc1922f6c",
+        0,
+        2,
+        "hash folders",
+    );
+    sb.env("GEMINI_CLI_HOME", sb.home.clone());
+    let long = "a-rather-long-project-name-one";
+    for name in [long, "a-rather-long-project-name-two"] {
+        sb.write(
+            &format!("work/{name}/.aider.chat.history.md"),
+            "\n# aider chat started at 2026-07-17 09:00:00\n\n#### hello there  \n\nHi.\n",
+        );
+    }
+    sb.write(
+        ".config/deja/aider-projects",
+        format!(
+            "{}\n{}\n",
+            sb.home.join(format!("work/{long}")).display(),
+            sb.home
+                .join("work/a-rather-long-project-name-two")
+                .display()
+        ),
+    );
+    sb.ok(&["index"]);
+    let out = sb.ok(&["sessions"]).stdout;
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    // Whole names when piped: the two projects can be told apart.
+    assert!(
+        out.contains(long) && out.contains("a-rather-long-project-name-two"),
+        "{out}"
+    );
+    // The hash folder shows as its first 12 hex digits, which --project accepts.
+    assert!(out.contains(&format!(" {} ", &hash[..12])), "{out}");
+    assert!(!out.contains(hash), "{out}");
+    // Columns line up across harnesses.
+    let at: Vec<usize> = lines.iter().map(|l| l.find(" msgs").unwrap()).collect();
+    assert!(at.iter().all(|a| *a == at[0]), "{out}");
+    let v = sb
+        .ok(&["sessions", "--json", "--project", &hash[..12]])
+        .json();
+    assert_eq!(v["sessions"].as_array().unwrap().len(), 1, "{v:#}");
+    assert_eq!(v["sessions"][0]["harness"], "gemini");
+}

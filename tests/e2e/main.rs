@@ -18,6 +18,7 @@ mod hardening;
 mod index;
 mod install;
 mod mcp;
+mod output;
 mod parse;
 mod plugins;
 mod recall;

@@ -714,7 +714,9 @@ fn recall_reads_changed_transcripts_first_unless_told_not_to() {
     let sb = long_session(3);
     let history = sb.home.join("work/long/.aider.chat.history.md");
     let mut text = std::fs::read_to_string(&history).unwrap();
-    text.push_str("#### and what about the axolotl migration?  \n\nThe axolotl migration runs last.\n\n");
+    text.push_str(
+        "#### and what about the axolotl migration?  \n\nThe axolotl migration runs last.\n\n",
+    );
     std::fs::write(&history, text).unwrap();
     // Skipped: the new words are not in the index yet.
     let out = sb.run(&["recall", "--mode", "lexical", "--no-refresh", "axolotl"]);
@@ -734,7 +736,10 @@ fn recall_reads_changed_transcripts_first_unless_told_not_to() {
         .ok(&["recall", "--mode", "lexical", "--json", "axolotl"])
         .json();
     assert!(
-        v["hits"][0]["text"].as_str().unwrap().contains("axolotl migration"),
+        v["hits"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("axolotl migration"),
         "{v:#}"
     );
     // Off in the config: as with --no-refresh.

@@ -175,7 +175,7 @@ fn index_after(app: &App) {
             if added > 0 {
                 eprintln!(
                     "deja: indexed {} from this session",
-                    super::plural(added as usize, "new message", "new messages")
+                    super::plural(added, "new message", "new messages")
                 );
             }
         }

@@ -391,7 +391,7 @@ fn print_text(app: &App, report: &out::Doctor<'_>, problems: &[Problem]) {
         st.embedding_units,
     ) {
         println!(
-            "          {sessions} sessions ({orphaned} without transcript), {messages} messages, {transcripts} transcripts, {units} embedding units"
+            "          {sessions} sessions ({orphaned} without transcript), {messages} messages, {transcripts} transcripts, {units} embedded text windows"
         );
     }
     println!(

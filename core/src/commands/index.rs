@@ -252,21 +252,27 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
         })?;
     }
     let s = Style::stderr();
+    use super::plural;
     eprintln!(
-        "{} {} transcripts scanned, {} changed, {} failed; {} sessions added, {} updated; {} messages added in {:.2} s",
+        "{} in {:.2} s: {} scanned ({} changed, {} failed); {} added, {} updated; {} added",
         s.green("indexed"),
-        report.scanned,
+        elapsed.as_secs_f64(),
+        plural(report.scanned, "transcript", "transcripts"),
         report.changed,
         report.failed.len(),
-        a.sessions_added,
+        plural(a.sessions_added, "session", "sessions"),
         a.sessions_updated,
-        a.messages_added,
-        elapsed.as_secs_f64()
+        plural(a.messages_added, "message", "messages"),
     );
     match &embedded {
+        // Messages are cut into text windows; each distinct window text is
+        // embedded once and cached, so windows = new + cached + repeats.
         Ok(Some(p)) if p.units > 0 => eprintln!(
-            "embedded {} messages ({} texts through the model, {} from the cache)",
-            p.messages, p.embedded, p.cached
+            "embedded {} as {} ({} new to the model, {} from the cache)",
+            plural(p.messages, "message", "messages"),
+            plural(p.units, "text window", "text windows"),
+            p.embedded,
+            p.cached
         ),
         Ok(_) => {}
         Err(why) => {
@@ -277,8 +283,18 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
     }
     if a.sessions_orphaned > 0 {
         eprintln!(
-            "{} sessions kept whose transcript is gone or no longer holds them (`deja forget` removes them)",
-            a.sessions_orphaned
+            "{} kept whose transcript is gone or no longer holds {} (`deja forget` removes {})",
+            plural(a.sessions_orphaned, "session", "sessions"),
+            if a.sessions_orphaned == 1 {
+                "it"
+            } else {
+                "them"
+            },
+            if a.sessions_orphaned == 1 {
+                "it"
+            } else {
+                "them"
+            },
         );
     }
     Ok(ExitStatus::Success)

@@ -143,12 +143,7 @@ fn print_hits(hits: &[Hit], query: &str) {
     let terms = lexical::terms(query);
     for (n, group) in by_session(hits).iter().enumerate() {
         let first = group[0];
-        let project = first
-            .project
-            .name
-            .as_deref()
-            .or(first.project.id.as_deref())
-            .unwrap_or("-");
+        let project = output::project_label(&first.project);
         println!(
             "{:>2}. {}  {} · {} · {}",
             n + 1,

@@ -48,10 +48,8 @@ pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatu
                     session_id: &row.id,
                 })?;
             }
-            output::error(&format!(
-                "{} cannot reopen session `{}`: {message}",
-                row.harness, row.id
-            ));
+            // The reader's message says who cannot and why.
+            output::error(&format!("session `{}`: {message}", row.id));
             Ok(ExitStatus::Error)
         }
         Resume::Command { argv, cwd, note } => {

@@ -25,27 +25,51 @@ pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Success);
     }
     let s = Style::stdout();
-    for r in &rows {
-        let project = r
-            .project
-            .name
-            .as_deref()
-            .or(r.project.id.as_deref())
-            .unwrap_or("-");
+    // Columns line up across harnesses; on a terminal the project column
+    // takes what the line has room for (up to 40), piped output cuts nothing
+    // but the first request.
+    let labels: Vec<String> = rows
+        .iter()
+        .map(|r| output::project_label(&r.project))
+        .collect();
+    let harness_width = rows
+        .iter()
+        .map(|r| r.harness.chars().count())
+        .max()
+        .unwrap_or(0);
+    let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(1);
+    let id_width = rows.iter().map(|r| r.id.chars().count()).max().unwrap_or(0);
+    let project_width = match output::terminal_size() {
+        Some((columns, _)) => {
+            // id, date (16), harness, counts (9), separators, and 30 for the request.
+            let fixed = id_width + 2 + 16 + 2 + harness_width + 1 + 1 + 9 + 2 + 30;
+            longest.min(columns.saturating_sub(fixed).clamp(16, 40))
+        }
+        None => longest,
+    };
+    for (r, label) in rows.iter().zip(&labels) {
         let about = r.title.as_deref().or(r.first_user.as_deref()).unwrap_or("");
         let gone = if r.has_source {
             ""
         } else {
             " (transcript gone)"
         };
+        let room = match output::terminal_size() {
+            Some((columns, _)) => columns
+                .saturating_sub(
+                    id_width + 2 + 16 + 2 + harness_width + 1 + project_width + 1 + 9 + 2,
+                )
+                .max(20),
+            None => 60,
+        };
         println!(
-            "{}  {}  {:<7} {:<16} {:>4} msgs  {}{}",
-            s.cyan(&r.id),
+            "{}  {}  {:<harness_width$} {:<project_width$} {:>4} msgs  {}{}",
+            s.cyan(&format!("{:<id_width$}", r.id)),
             local_short(r.started_at),
             r.harness,
-            one_line(project, 16),
+            one_line(label, project_width),
             r.message_count,
-            one_line(about, 60),
+            one_line(about, room),
             s.dim(gone)
         );
     }

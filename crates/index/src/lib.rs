@@ -137,7 +137,10 @@ pub fn run(
     let redaction = redactor.fingerprint();
     let total = work.len();
     for (done, (reader, path)) in work.into_iter().enumerate() {
-        if options.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        if options
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
             report.left = total - done;
             break;
         }
@@ -165,7 +168,15 @@ pub fn run(
                 report.warnings.extend(
                     warnings
                         .into_iter()
-                        .map(|w| format!("`{}`: {w}", path.display())),
+                        // A warning that names its file already is kept as it is.
+                        .map(|w| {
+                            let named = path.display().to_string();
+                            if w.contains(&named) {
+                                w
+                            } else {
+                                format!("`{named}`: {w}")
+                            }
+                        }),
                 );
             }
             Err(e) => {

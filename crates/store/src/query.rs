@@ -40,9 +40,16 @@ pub struct SessionRow {
     pub has_source: bool,
 }
 
-const SESSION_COLUMNS: &str = "id, harness, session_id, native_id, started_at, updated_at,
-    project_dir, project_name, project_id, title, parent_id, message_count, first_user,
-    source_path, source_id IS NOT NULL";
+/// The columns of a [`SessionRow`], over `sessions s`. A session whose
+/// project directory is unknown (a Gemini CLI hash folder) takes it from
+/// another session of the same harness and project id that knows it.
+const SESSION_COLUMNS: &str =
+    "s.id, s.harness, s.session_id, s.native_id, s.started_at, s.updated_at,
+    coalesce(s.project_dir, (SELECT o.project_dir FROM sessions o
+        WHERE o.project_id = s.project_id AND o.harness = s.harness AND o.project_dir IS NOT NULL
+        LIMIT 1)),
+    s.project_name, s.project_id, s.title, s.parent_id, s.message_count, s.first_user,
+    s.source_path, s.source_id IS NOT NULL";
 
 fn session_row(r: &Row<'_>) -> rusqlite::Result<SessionRow> {
     Ok(SessionRow {
@@ -103,8 +110,16 @@ impl SessionFilter {
             // escaped LIKE finds the candidates (`%` and `_` are literal), and
             // since SQLite's LIKE ignores ASCII case, the suffix is compared
             // exactly too.
+            // A hash-named project (Gemini CLI's folders) is shown by a short
+            // prefix of its id, which matches too (six hex digits or more).
+            let hex_prefix = p.len() >= 6 && p.chars().all(|c| c.is_ascii_hexdigit());
+            let prefix = if hex_prefix {
+                format!(" OR substr(s.project_id, 1, length(?{n})) = ?{n}")
+            } else {
+                String::new()
+            };
             conds.push(format!(
-                "(s.project_dir = ?{n} OR s.project_name = ?{n} OR s.project_id = ?{n}
+                "(s.project_dir = ?{n} OR s.project_name = ?{n} OR s.project_id = ?{n}{prefix}
                   OR (s.project_dir LIKE ?{like} ESCAPE '\\'
                       AND substr(s.project_dir, -length(?{n}) - 1) = '/' || ?{n}))"
             ));
@@ -218,8 +233,8 @@ impl Store {
                 )
                 .map_err(|e| self.wrap(e))?;
             let sql = format!(
-                "SELECT {SESSION_COLUMNS} FROM sessions WHERE {cond}
-                 ORDER BY started_at, session_id LIMIT {}",
+                "SELECT {SESSION_COLUMNS} FROM sessions s WHERE {cond}
+                 ORDER BY s.started_at, s.session_id LIMIT {}",
                 i64::try_from(limit).unwrap_or(i64::MAX)
             );
             let mut stmt = self.conn().prepare(&sql).map_err(|e| self.wrap(e))?;
@@ -496,7 +511,7 @@ impl Store {
         self.conn()
             .query_row(
                 &format!(
-                    "SELECT {SESSION_COLUMNS} FROM sessions WHERE harness = ?1 AND session_id = ?2"
+                    "SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.harness = ?1 AND s.session_id = ?2"
                 ),
                 [harness, id],
                 session_row,
@@ -842,5 +857,75 @@ mod tombstone_tests {
         for path in ["/t/one", "/t/two"] {
             assert_eq!(store.source("test", path).unwrap().unwrap().size, -1);
         }
+    }
+}
+
+#[cfg(test)]
+mod project_tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::ingest::FileState;
+    use deja_model::Message;
+
+    fn hashed(id: &str, dir: Option<&str>) -> Session {
+        Session {
+            harness: "test".into(),
+            id: id.into(),
+            native_id: id.into(),
+            started_at_ms: 1_000,
+            updated_at_ms: 1_000,
+            project: Project {
+                dir: dir.map(Into::into),
+                name: None,
+                id: Some("9f2c4e1a7b3d5f60a1b2c3d4e5f60718".into()),
+            },
+            title: None,
+            parent_id: None,
+            precedence: 0,
+            messages: vec![Message {
+                role: Role::User,
+                text: format!("words of {id}"),
+                timestamp_ms: 1_000,
+                native_id: None,
+            }],
+            files: vec![],
+            commands: vec![],
+        }
+    }
+
+    #[test]
+    fn a_hash_project_takes_its_directory_from_a_session_that_knows_it_and_matches_by_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("index.sqlite")).unwrap();
+        let file = |path| FileState {
+            harness: "test",
+            path,
+            size: 1,
+            mtime_ns: 1,
+            hash: "h",
+            reader: "test 1",
+            settings: "",
+        };
+        store
+            .apply(&file("/t/a"), &[hashed("knows", Some("/work/app"))])
+            .unwrap();
+        store
+            .apply(&file("/t/b"), &[hashed("blind", None)])
+            .unwrap();
+        let rows = store.sessions(&SessionFilter::default(), None).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert!(rows
+            .iter()
+            .all(|r| r.project.dir.as_deref() == Some("/work/app")));
+        let by_prefix = SessionFilter {
+            project: Some("9f2c4e".into()),
+            ..Default::default()
+        };
+        assert_eq!(store.sessions(&by_prefix, None).unwrap().len(), 2);
+        let too_short = SessionFilter {
+            project: Some("9f2c4".into()),
+            ..Default::default()
+        };
+        assert_eq!(store.sessions(&too_short, None).unwrap().len(), 0);
     }
 }

@@ -176,6 +176,8 @@ pub struct Recall {
     pub refresh: bool,
     /// The time budget of that pass, in milliseconds.
     pub refresh_ms: u64,
+    /// Above this many known transcripts the pass is skipped.
+    pub refresh_max_transcripts: u64,
 }
 
 impl Recall {
@@ -334,6 +336,7 @@ pub const BOUNDS: &[(&str, i64, i64)] = &[
     ("recall.limit", 1, RECALL_MAX_LIMIT as i64),
     ("recall.per_session", 0, RECALL_MAX_LIMIT as i64),
     ("recall.refresh_ms", 0, 60_000),
+    ("recall.refresh_max_transcripts", 0, 10_000_000),
     ("mcp.limit", 1, MCP_MAX_LIMIT as i64),
     ("mcp.per_session", 1, MCP_MAX_LIMIT as i64),
     (

@@ -749,6 +749,13 @@ fn recall_reads_changed_transcripts_first_unless_told_not_to() {
     sb.config("[embed]\nenabled = false\n[recall]\nrefresh = false\n");
     let out = sb.run(&["recall", "--mode", "lexical", "narwhal"]);
     assert_eq!(out.code, 1, "{}", out.stdout);
+    // More transcripts than `recall.refresh_max_transcripts`: skipped too.
+    sb.config("[embed]\nenabled = false\n[recall]\nrefresh_max_transcripts = 0\n");
+    let out = sb.run(&["recall", "--mode", "lexical", "narwhal"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    sb.config("[embed]\nenabled = false\n");
+    let out = sb.run(&["recall", "--mode", "lexical", "narwhal"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
     sb.config("[embed]\nenabled = false\n[recall]\nrefresh_ms = 60001\n");
     let out = sb.run(&["recall", "narwhal"]);
     assert_eq!(out.code, 2);

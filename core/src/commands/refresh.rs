@@ -3,7 +3,9 @@
 //! once; their embeddings follow at the next `deja index` or in the MCP
 //! server's background runs), within a time budget (`recall.refresh_ms`),
 //! never waiting for a running index, and never on a store that only a full
-//! `deja index` may upgrade. It is the transcript pass of `deja index` with a
+//! `deja index` may upgrade, and not on a history of more transcripts than
+//! `recall.refresh_max_transcripts` (checking thousands of files costs more
+//! than a recall). It is the transcript pass of `deja index` with a
 //! deadline, without the embedding pass and without looking for transcripts
 //! that are gone.
 
@@ -33,6 +35,9 @@ pub enum Skipped {
     NoStore,
     /// Another deja holds the writer lock.
     Busy,
+    /// More transcripts than `recall.refresh_max_transcripts`: checking
+    /// them all would cost more than it is worth on every recall.
+    TooMany(i64),
 }
 
 /// Reads what changed, for at most `budget`.
@@ -40,8 +45,14 @@ pub fn run(app: &App, budget: Duration) -> Result<std::result::Result<Refreshed,
     let started = Instant::now();
     let database = app.paths.database();
     // Only a store of this deja's version: reading commands never migrate.
-    if Store::open_read(&database).is_err() {
+    let Ok(store) = Store::open_read(&database) else {
         return Ok(Err(Skipped::NoStore));
+    };
+    let known = store.source_count()?;
+    drop(store);
+    let most = app.config.config.recall.refresh_max_transcripts;
+    if u64::try_from(known).unwrap_or(0) > most {
+        return Ok(Err(Skipped::TooMany(known)));
     }
     let _lock = match lock::acquire(&app.paths.lock_file(), Wait::No, &mut |_| {}) {
         Ok(lock) => lock,

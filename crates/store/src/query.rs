@@ -485,6 +485,13 @@ impl Store {
         })
     }
 
+    /// How many transcripts the store knows (one cheap count).
+    pub fn source_count(&self) -> Result<i64> {
+        self.conn()
+            .query_row("SELECT count(*) FROM sources", [], |r| r.get(0))
+            .map_err(|e| self.wrap(e))
+    }
+
     /// Transcripts whose last parse failed.
     pub fn failed_sources(&self) -> Result<Vec<SourceRow>> {
         let mut stmt = self

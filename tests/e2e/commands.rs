@@ -267,3 +267,39 @@ fn sessions_line_up_show_whole_project_names_and_short_hash_ids() {
     assert_eq!(v["sessions"].as_array().unwrap().len(), 1, "{v:#}");
     assert_eq!(v["sessions"][0]["harness"], "gemini");
 }
+
+#[test]
+fn doctor_reports_messages_that_have_no_vectors_yet() {
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    crate::common::gemini_session(
+        &sb.home.join(".gemini"),
+        "p",
+        "0f18b3b3-7342-4d89-826c-b78fc1922f6c",
+        0,
+        3,
+        "vectors",
+    );
+    sb.env("GEMINI_CLI_HOME", sb.home.clone());
+    sb.ok(&["index"]);
+    // Embeddings on now: the three messages indexed without them are waiting.
+    sb.config_with_model("");
+    let out = sb.run(&["doctor", "--json"]);
+    let d = out.json();
+    assert_eq!(d["store"]["messages_without_vectors"], 3, "{d:#}");
+    assert!(
+        d["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["problem"]
+                .as_str()
+                .unwrap()
+                .contains("3 messages have no embedding yet")),
+        "{d:#}"
+    );
+    assert_eq!(out.code, 1);
+    sb.ok(&["index"]);
+    let d = sb.ok(&["doctor", "--json"]).json();
+    assert_eq!(d["store"]["messages_without_vectors"], 0, "{d:#}");
+}

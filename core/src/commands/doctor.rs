@@ -99,6 +99,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
         embedding_units: None,
         forgotten: None,
         messages: None,
+        messages_without_vectors: None,
         path: db.clone(),
         sessions: None,
         sessions_without_source: None,
@@ -119,6 +120,20 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
         store_json.embedding_units = Some(c.chunks);
         store_json.forgotten = Some(c.tombstones);
         store_json.embed_model = Some(s.meta("embed_model")?);
+        if app.config.config.embed.enabled {
+            let pending = s.pending_count()?;
+            store_json.messages_without_vectors = Some(pending);
+            if pending > 0 {
+                problems.push(Problem {
+                    what: format!(
+                        "{} no embedding yet (an index run was interrupted, or embeddings were off when {} indexed)",
+                        if pending == 1 { "1 message has".to_string() } else { format!("{pending} messages have") },
+                        if pending == 1 { "it was" } else { "they were" }
+                    ),
+                    fix: "run `deja index`; recall finds them by their words meanwhile".into(),
+                });
+            }
+        }
         for f in s.failed_sources()? {
             problems.push(Problem {
                 what: format!(

@@ -53,6 +53,10 @@ pub struct Store<'a> {
     /// Messages.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub messages: Option<i64>,
+    /// Messages with no embedding yet (an interrupted index, or embeddings
+    /// off), when embeddings are on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub messages_without_vectors: Option<i64>,
     /// The database.
     pub path: PathBuf,
     /// Sessions.

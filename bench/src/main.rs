@@ -463,7 +463,7 @@ fn main() -> Result<()> {
                     .into_iter()
                     .filter(|i| half.as_deref().is_none_or(|h| h == i.half))
                     .collect();
-                let corpus = real::prepare(&deja, &shared, corpus_home.as_deref())?;
+                let corpus = real::prepare(&deja, &shared, corpus_home.as_deref(), None)?;
                 eprintln!(
                     "indexed the shared corpus in {:.1} s",
                     corpus.index_cost.wall.as_secs_f64()

@@ -77,22 +77,36 @@ fn dirs_in(dir: &Path, want_dirs: bool, ext: Option<&str>) -> Result<Vec<String>
     Ok(out)
 }
 
-/// Indexes every transcript of `shared/corpus` (all five harnesses) into a
-/// fresh environment, or into `home` (reused when already indexed).
-pub fn prepare(deja: &Path, shared: &Path, home: Option<&Path>) -> Result<Corpus> {
+/// Indexes every transcript of `shared/corpus` (all five harnesses, or only
+/// the harness `only` names, for quick runs) into a fresh environment, or
+/// into `home` (reused when already indexed).
+pub fn prepare(
+    deja: &Path,
+    shared: &Path,
+    home: Option<&Path>,
+    only: Option<&str>,
+) -> Result<Corpus> {
     let shared = shared
         .canonicalize()
         .with_context(|| format!("cannot find the shared folder `{}`", shared.display()))?;
     let corpus = shared.join("corpus");
-    let aider = dirs_in(&corpus.join("aider"), false, Some("md"))?;
+    let wanted = |h: &str| only.is_none_or(|o| o == h);
+    let roots = |h: &str, files: bool| -> Result<Vec<String>> {
+        if wanted(h) {
+            dirs_in(&corpus.join(h), !files, files.then_some("md"))
+        } else {
+            Ok(Vec::new())
+        }
+    };
     let mut extra = format!(
-        "[harness.aider]\nroots = {aider:?}\ntimezone = \"UTC\"\n[harness.gemini]\nroots = {:?}\n",
-        dirs_in(&corpus.join("gemini"), true, None)?
+        "[harness.aider]\nroots = {:?}\ntimezone = \"UTC\"\n[harness.gemini]\nroots = {:?}\n",
+        roots("aider", true)?,
+        roots("gemini", false)?
     );
     for harness in ["claude", "codex", "qwen"] {
         extra.push_str(&format!(
             "[harness.{harness}]\nroots = {:?}\n",
-            dirs_in(&corpus.join(harness), true, None)?
+            roots(harness, false)?
         ));
     }
     let mut env = BenchEnv::at(deja, &extra, home)?;

@@ -332,12 +332,13 @@ pub fn all(
 
     eprintln!("deja-bench: real transcripts");
     let items = crate::real::load(&crate::real::default_set())?;
-    let items: Vec<_> = if smoke {
-        items.into_iter().take(12).collect()
-    } else {
-        items
-    };
-    let corpus = crate::real::prepare(deja, shared, None)?;
+    // The smoke run reads one small harness of the corpus and its queries.
+    let only = smoke.then_some("qwen");
+    let items: Vec<_> = items
+        .into_iter()
+        .filter(|i| only.is_none_or(|h| i.harness == h))
+        .collect();
+    let corpus = crate::real::prepare(deja, shared, None, only)?;
     let real = crate::real::evaluate(
         &corpus,
         &items,

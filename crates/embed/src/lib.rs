@@ -491,6 +491,37 @@ mod tests {
         settings
     }
 
+    #[test]
+    fn progress_is_told_after_every_batch_and_ends_at_every_text() {
+        let mut settings = settings(256, 32, 48);
+        settings.batch_size = 4;
+        let mut embedder = Embedder::load(&settings, None).unwrap();
+        let texts: Vec<String> = (0..18)
+            .map(|i| format!("text number {i} about caches"))
+            .collect();
+        let mut told = Vec::new();
+        let vectors = embedder
+            .embed_with_progress(&texts, &mut |done| told.push(done))
+            .unwrap();
+        assert_eq!(vectors.len(), 18);
+        // Batches of at most 4: at least five reports, rising, ending at 18.
+        assert!(told.len() >= 5, "{told:?}");
+        assert!(told.windows(2).all(|w| w[0] < w[1]), "{told:?}");
+        assert!(
+            told.iter()
+                .zip(std::iter::once(&0).chain(told.iter()))
+                .all(|(now, before)| now - before <= 4),
+            "{told:?}"
+        );
+        assert_eq!(told.last(), Some(&18));
+        // The same vectors, in the same order, as without progress (batch
+        // shapes may differ in the last bits).
+        let plain = embedder.embed(&texts).unwrap();
+        for (a, b) in plain.iter().zip(&vectors) {
+            assert!(dot(a, b) > 0.9999, "{}", dot(a, b));
+        }
+    }
+
     fn load(max_tokens: usize, overlap_tokens: usize, context_tokens: usize) -> Embedder {
         Embedder::load(&settings(max_tokens, overlap_tokens, context_tokens), None).unwrap()
     }

@@ -259,7 +259,7 @@ fn sessions_line_up_show_whole_project_names_and_short_hash_ids() {
     assert!(out.contains(&format!(" {} ", &hash[..12])), "{out}");
     assert!(!out.contains(hash), "{out}");
     // Columns line up across harnesses.
-    let at: Vec<usize> = lines.iter().map(|l| l.find(" msgs").unwrap()).collect();
+    let at: Vec<usize> = lines.iter().map(|l| l.find(" msg").unwrap()).collect();
     assert!(at.iter().all(|a| *a == at[0]), "{out}");
     let v = sb
         .ok(&["sessions", "--json", "--project", &hash[..12]])

@@ -137,11 +137,12 @@ fn print_sessions(rows: &[SessionRow], dry_run: bool, as_json: bool) -> Result<(
         for r in rows {
             let about = r.title.as_deref().or(r.first_user.as_deref()).unwrap_or("");
             println!(
-                "{}  {}  {:<7} {:>4} msgs  {}",
+                "{}  {}  {:<7} {:>4} {}  {}",
                 s.cyan(&r.id),
                 local_short(r.started_at),
                 r.harness,
                 r.message_count,
+                if r.message_count == 1 { "msg " } else { "msgs" },
                 one_line(about, 60)
             );
         }

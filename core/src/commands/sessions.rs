@@ -63,12 +63,13 @@ pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
             None => 60,
         };
         println!(
-            "{}  {}  {:<harness_width$} {:<project_width$} {:>4} msgs  {}{}",
+            "{}  {}  {:<harness_width$} {:<project_width$} {:>4} {}  {}{}",
             s.cyan(&format!("{:<id_width$}", r.id)),
             local_short(r.started_at),
             r.harness,
             one_line(label, project_width),
             r.message_count,
+            if r.message_count == 1 { "msg " } else { "msgs" },
             one_line(about, room),
             s.dim(gone)
         );

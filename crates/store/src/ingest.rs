@@ -520,44 +520,11 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::embedding::Unit;
+    use crate::test_support::{self, session};
     use deja_model::{FileRecord, Role};
 
-    fn message(text: &str) -> Message {
-        Message {
-            role: Role::User,
-            text: text.to_string(),
-            timestamp_ms: 0,
-            native_id: None,
-        }
-    }
-
-    fn session(id: &str, texts: &[&str]) -> Session {
-        Session {
-            harness: "test".into(),
-            id: id.into(),
-            native_id: id.into(),
-            started_at_ms: 0,
-            updated_at_ms: 0,
-            project: Default::default(),
-            title: None,
-            parent_id: None,
-            precedence: 0,
-            messages: texts.iter().map(|t| message(t)).collect(),
-            files: vec![],
-            commands: vec![],
-        }
-    }
-
     fn file(path: &str) -> FileState<'_> {
-        FileState {
-            harness: "test",
-            path,
-            size: 1,
-            mtime_ns: 1,
-            hash: "h",
-            reader: "test 1",
-            settings: "",
-        }
+        test_support::file(path, "")
     }
 
     fn open() -> (tempfile::TempDir, Store) {

@@ -317,47 +317,12 @@ impl Store {
 }
 
 #[cfg(test)]
+mod test_support;
+
+#[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::FileState;
-    use deja_model::{Message, Role, Session};
-
-    fn session(id: &str, texts: &[&str]) -> Session {
-        Session {
-            harness: "test".into(),
-            id: id.into(),
-            native_id: id.into(),
-            started_at_ms: 0,
-            updated_at_ms: 0,
-            project: Default::default(),
-            title: None,
-            parent_id: None,
-            precedence: 0,
-            messages: texts
-                .iter()
-                .map(|t| Message {
-                    role: Role::User,
-                    text: (*t).to_string(),
-                    timestamp_ms: 0,
-                    native_id: None,
-                })
-                .collect(),
-            files: vec![],
-            commands: vec![],
-        }
-    }
-
-    fn file<'a>(path: &'a str, settings: &'a str) -> FileState<'a> {
-        FileState {
-            harness: "test",
-            path,
-            size: 1,
-            mtime_ns: 1,
-            hash: "h",
-            reader: "test 1",
-            settings,
-        }
-    }
+    use crate::test_support::{file, session};
 
     /// Gives every message of the store one unit, its vector cached under
     /// `model`, keyed by the text itself.

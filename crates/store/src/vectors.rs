@@ -481,35 +481,10 @@ mod tests {
     use super::*;
     use crate::embedding::Unit;
     use crate::ingest::FileState;
-    use deja_model::{Message, Role, Session};
+    use crate::test_support::session;
     use std::collections::BTreeSet;
 
     const DIMS: usize = 4;
-
-    fn session(id: &str, texts: &[&str]) -> Session {
-        Session {
-            harness: "test".into(),
-            id: id.into(),
-            native_id: id.into(),
-            started_at_ms: 0,
-            updated_at_ms: 0,
-            project: Default::default(),
-            title: None,
-            parent_id: None,
-            precedence: 0,
-            messages: texts
-                .iter()
-                .map(|t| Message {
-                    role: Role::User,
-                    text: (*t).to_string(),
-                    timestamp_ms: 0,
-                    native_id: None,
-                })
-                .collect(),
-            files: vec![],
-            commands: vec![],
-        }
-    }
 
     fn apply(store: &mut Store, id: &str, texts: &[&str]) {
         let file = FileState {

@@ -159,17 +159,7 @@ fn run_child(cmd: &mut std::process::Command) -> std::io::Result<std::process::E
 /// Indexes what aider wrote, with a one-line account on stderr; a running
 /// index (which will read it) or a failure is said, never fatal.
 fn index_after(app: &App) {
-    struct Silent;
-    impl deja_index::Progress for Silent {
-        fn transcripts(&mut self, _total: usize) {}
-        fn transcript_done(&mut self, _path: &std::path::Path) {}
-    }
-    impl deja_index::embedding::PassProgress for Silent {
-        fn start(&mut self, _messages: u64) {}
-        fn advance(&mut self, _n: u64) {}
-    }
-    impl super::index::RunProgress for Silent {}
-    match super::index::index_all(app, crate::lock::Wait::No, &mut Silent) {
+    match super::index::index_all(app, crate::lock::Wait::No, &mut deja_index::Quiet) {
         Ok(outcome) => {
             let added = outcome.report.applied.messages_added;
             if added > 0 {

@@ -74,6 +74,8 @@ pub trait RunProgress: Progress + PassProgress {
     fn finish(&mut self) {}
 }
 
+impl RunProgress for deja_index::Quiet {}
+
 impl RunProgress for Bar {
     fn finish(&mut self) {
         self.bar.finish_and_clear();
@@ -91,15 +93,7 @@ pub fn index_all(app: &App, wait: Wait, progress: &mut dyn RunProgress) -> Resul
     let _lock = lock::acquire(&app.paths.lock_file(), wait, &mut |m| output::warn(m))?;
     remove_stale_temporaries(app)?;
     let mut store = Store::open(&app.paths.database())?;
-    let redactor = Redactor::from_config(&app.config.config.redact)?;
-    let readers = app.readers()?;
-    let options = deja_index::Options {
-        home: &app.paths.home,
-        max_file_bytes: app.config.config.index.max_file_bytes,
-        deadline: None,
-    };
-    let report = deja_index::run(&readers, &options, &mut store, &redactor, progress)
-        .with_context(|| format!("indexing into `{}`", store.path().display()))?;
+    let report = read_changed(app, &mut store, None, progress)?;
     let embedded = embed(app, &mut store, progress)?;
     store.prune_embeddings()?;
     if report.reread_for_settings > 0 {
@@ -107,6 +101,27 @@ pub fn index_all(app: &App, wait: Wait, progress: &mut dyn RunProgress) -> Resul
     }
     progress.finish();
     Ok(Outcome { report, embedded })
+}
+
+/// The transcript pass of an index run (the caller holds the writer lock):
+/// every enabled reader's changed transcripts, redacted, into `store`, until
+/// `deadline` when one is given.
+pub fn read_changed(
+    app: &App,
+    store: &mut Store,
+    deadline: Option<std::time::Instant>,
+    progress: &mut dyn Progress,
+) -> Result<deja_index::Report> {
+    let redactor = Redactor::from_config(&app.config.config.redact)?;
+    let readers = app.readers()?;
+    output::trace("readers loaded");
+    let options = deja_index::Options {
+        home: &app.paths.home,
+        max_file_bytes: app.config.config.index.max_file_bytes,
+        deadline,
+    };
+    deja_index::run(&readers, &options, store, &redactor, progress)
+        .with_context(|| format!("indexing into `{}`", store.path().display()))
 }
 
 /// Temporary files of writers that died while saving (the vector index's,

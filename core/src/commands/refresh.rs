@@ -12,7 +12,6 @@
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use deja_index::redact::Redactor;
 use deja_store::Store;
 
 use crate::app::App;
@@ -60,19 +59,10 @@ pub fn run(app: &App, budget: Duration) -> Result<std::result::Result<Refreshed,
         Err(e) => return Err(e.into()),
     };
     let mut store = Store::open(&database)?;
-    let redactor = Redactor::from_config(&app.config.config.redact)?;
-    let readers = app.readers()?;
-    output::trace("refresh: readers loaded");
-    let options = deja_index::Options {
-        home: &app.paths.home,
-        max_file_bytes: app.config.config.index.max_file_bytes,
-        deadline: Some(started + budget),
-    };
-    let report = deja_index::run(
-        &readers,
-        &options,
+    let report = super::index::read_changed(
+        app,
         &mut store,
-        &redactor,
+        Some(started + budget),
         &mut deja_index::Quiet,
     )?;
     if report.reread_for_settings > 0 {

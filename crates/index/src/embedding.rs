@@ -59,6 +59,11 @@ impl PassProgress for () {
     fn advance(&mut self, _n: u64) {}
 }
 
+impl PassProgress for crate::Quiet {
+    fn start(&mut self, _messages: u64) {}
+    fn advance(&mut self, _n: u64) {}
+}
+
 /// Embeds every message that has no units yet (the vector index is synced
 /// afterwards by [`sync_vectors`]).
 pub fn run(

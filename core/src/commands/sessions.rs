@@ -39,7 +39,8 @@ pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
         .unwrap_or(0);
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(1);
     let id_width = rows.iter().map(|r| r.id.chars().count()).max().unwrap_or(0);
-    let project_width = match output::terminal_size() {
+    let terminal = output::terminal_size();
+    let project_width = match terminal {
         Some((columns, _)) => {
             // id, date (16), harness, counts (9), separators, and 30 for the request.
             let fixed = id_width + 2 + 16 + 2 + harness_width + 1 + 1 + 9 + 2 + 30;
@@ -54,7 +55,7 @@ pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
         } else {
             " (transcript gone)"
         };
-        let room = match output::terminal_size() {
+        let room = match terminal {
             Some((columns, _)) => columns
                 .saturating_sub(
                     id_width + 2 + 16 + 2 + harness_width + 1 + project_width + 1 + 9 + 2,

@@ -93,6 +93,8 @@ pub struct Config {
     pub context: Context,
     /// `[plugins]`.
     pub plugins: Plugins,
+    /// `[team]`.
+    pub team: Team,
     /// `[harness.<name>]`, one per harness.
     pub harness: BTreeMap<String, Harness>,
 }
@@ -238,6 +240,50 @@ pub struct Redact {
     pub patterns: Vec<Pattern>,
 }
 
+/// How the team store's connection uses TLS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tls {
+    /// Never.
+    Disable,
+    /// When the server offers it (certificates verified when used).
+    Prefer,
+    /// Always, with the server's certificate and name verified.
+    Require,
+}
+
+impl Tls {
+    /// The lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tls::Disable => "disable",
+            Tls::Prefer => "prefer",
+            Tls::Require => "require",
+        }
+    }
+}
+
+/// `[team]`: team memory, opted-in sessions shared through PostgreSQL.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Team {
+    /// The team database (`postgres://user@host:port/db`); empty: none.
+    pub url: String,
+    /// A file holding the password (mode 0600); empty: none.
+    pub password_file: String,
+    /// TLS use.
+    pub tls: Tls,
+    /// A PEM file of the certificate authority that signed the server's
+    /// certificate, besides the system's; empty: the system's only.
+    pub ca_file: String,
+    /// Who and which machine this is (`user@machine`); empty: `$USER@<hostname>`.
+    pub name: String,
+    /// The projects (directories or names) whose sessions this machine publishes.
+    pub share: Vec<String>,
+    /// Seconds to wait for the server to answer a connection.
+    pub connect_timeout_secs: u64,
+}
+
 /// `[plugins]`: where else to load plugins from.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -317,7 +363,8 @@ pub struct Loaded {
 }
 
 /// Environment overrides applied after the file: (variable, dotted key).
-pub const ENV_OVERRIDES: &[(&str, &str)] = &[("DEJA_HOME", "store.dir")];
+pub const ENV_OVERRIDES: &[(&str, &str)] =
+    &[("DEJA_HOME", "store.dir"), ("DEJA_TEAM_URL", "team.url")];
 
 /// Most hits `deja recall` shows (`recall.limit`, `-n`).
 pub const RECALL_MAX_LIMIT: usize = 1000;
@@ -346,10 +393,14 @@ pub const BOUNDS: &[(&str, i64, i64)] = &[
     ),
     ("mcp.index_interval_secs", 0, 604_800),
     ("context.max_bytes", 256, 1_000_000),
+    ("team.connect_timeout_secs", 1, 600),
 ];
 
 /// The values a string key accepts, where it accepts only some.
-const CHOICES: &[(&str, &[&str])] = &[("recall.mode", &["hybrid", "semantic", "lexical"])];
+const CHOICES: &[(&str, &[&str])] = &[
+    ("recall.mode", &["hybrid", "semantic", "lexical"]),
+    ("team.tls", &["disable", "prefer", "require"]),
+];
 
 /// Loads the defaults, then the file at `path`, then the environment
 /// overrides read through `env`. An absent file means the defaults, unless
@@ -851,7 +902,11 @@ fn render_table(t: &Table, prefix: &str, sources: &BTreeMap<String, Source>, out
             .get(&dotted)
             .map(|s| s.to_string())
             .unwrap_or_else(|| "default".into());
-        out.push_str(&format!("{} = {}  # {}\n", toml_key(k), v, source));
+        let shown = match v {
+            Value::String(url) if dotted == "team.url" => Value::String(hide_password(url)),
+            v => v.clone(),
+        };
+        out.push_str(&format!("{} = {}  # {}\n", toml_key(k), shown, source));
     }
     for (k, inner) in tables {
         let p = if prefix.is_empty() {
@@ -860,6 +915,22 @@ fn render_table(t: &Table, prefix: &str, sources: &BTreeMap<String, Source>, out
             format!("{prefix}.{}", toml_key(k))
         };
         render_table(inner, &p, sources, out);
+    }
+}
+
+/// A URL with the password of its `user:password@` part replaced by `***`.
+pub fn hide_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _)) => format!("{scheme}://{user}:***@{host}{tail}"),
+            None => url.to_string(),
+        },
+        None => url.to_string(),
     }
 }
 
@@ -899,6 +970,24 @@ pub fn expand_home(path: &str, home: &Path) -> PathBuf {
         home.join(rest)
     } else {
         PathBuf::from(path)
+    }
+}
+
+#[cfg(test)]
+mod password_tests {
+    use super::hide_password;
+
+    #[test]
+    fn passwords_in_urls_are_hidden() {
+        assert_eq!(
+            hide_password("postgres://ana:s3cret@db:5432/team"),
+            "postgres://ana:***@db:5432/team"
+        );
+        assert_eq!(
+            hide_password("postgres://ana@db/team"),
+            "postgres://ana@db/team"
+        );
+        assert_eq!(hide_password(""), "");
     }
 }
 

@@ -79,6 +79,8 @@ pub enum Command {
     Mcp,
     /// Wire deja into a harness: Gemini CLI (MCP server and session-start hook) or aider (digest file).
     Setup(crate::commands::setup::SetupArgs),
+    /// Share sessions with a team through PostgreSQL: push, pull, status.
+    Team(crate::commands::team::TeamArgs),
     /// Print a project's memory as a short Markdown digest (for an agent's session start).
     Context(crate::commands::context::ContextArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -135,6 +137,12 @@ pub struct FilterArgs {
     /// Only sessions started before DATE.
     #[arg(long, value_name = "DATE", allow_hyphen_values = true)]
     pub until: Option<String>,
+    /// Only sessions pulled from this origin of the team store (user@machine, or user for all their machines).
+    #[arg(long, value_name = "WHO", conflicts_with = "mine")]
+    pub origin: Option<String>,
+    /// Only this machine's own sessions (none pulled from the team store).
+    #[arg(long)]
+    pub mine: bool,
 }
 
 /// `deja index`.

@@ -26,6 +26,7 @@ pub mod recall;
 pub mod resume;
 pub mod sessions;
 pub mod setup;
+pub mod team;
 
 /// Where a session ran; each part null when the harness did not say.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -67,6 +68,10 @@ pub struct Session<'a> {
     pub messages: Vec<Message<'a>>,
     /// The harness's id of the session.
     pub native_id: &'a str,
+    /// Who published it in the team store (`user@machine`), for a session
+    /// pulled from there (`deja show` only; absent for this machine's own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<&'a str>,
     /// The parent session's deja id, for subagents.
     pub parent_id: Option<&'a str>,
     /// Where it ran.
@@ -129,6 +134,7 @@ impl<'a> Session<'a> {
                 })
                 .collect(),
             native_id: &s.native_id,
+            origin: None,
             parent_id: s.parent_id.as_deref(),
             project: Project::from(&s.project),
             source,
@@ -237,6 +243,7 @@ pub(crate) mod testing {
             first_user: Some("hi".into()),
             source_path: None,
             has_source: false,
+            origin: None,
         }
     }
 
@@ -258,6 +265,7 @@ pub(crate) mod testing {
             text: "hi".into(),
             source_path: None,
             native_session_id: "n1".into(),
+            origin: None,
             duplicates: Vec::new(),
             more_in_session: 0,
         }

@@ -98,6 +98,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         Command::Mcp => mcp::run(&app),
         Command::Context(args) => commands::context::run(&app, &args),
         Command::Setup(args) => commands::setup::run(&app, &args),
+        Command::Team(args) => commands::team::run(&app, &args),
         Command::Completions { shell } => commands::completions::run(shell),
     }
 }

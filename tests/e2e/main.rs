@@ -22,5 +22,6 @@ mod output;
 mod parse;
 mod plugins;
 mod recall;
+mod team;
 mod trust;
 mod wiring;

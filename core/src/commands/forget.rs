@@ -111,6 +111,7 @@ fn select(
                 ),
                 None => None,
             },
+            origin: None,
         };
         let matched = store.sessions(&filter, None)?;
         if !matched.is_empty() && ask && !confirm(&matched)? {

@@ -19,12 +19,14 @@ use crate::lock::{self, Wait};
 use crate::output::{self, Style};
 use crate::{json, ExitStatus};
 
-struct Bar {
+/// The progress bar of an index run (drawn on a terminal only).
+pub(crate) struct Bar {
     bar: ProgressBar,
 }
 
 impl Bar {
-    fn new() -> Bar {
+    /// A bar on stderr.
+    pub(crate) fn new() -> Bar {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         if let Ok(style) = ProgressStyle::with_template(
             "{spinner} {msg:12} [{bar:30}] {pos}/{len} {elapsed} ({per_sec}, about {eta} left)",
@@ -153,8 +155,8 @@ fn process_running(pid: u32) -> bool {
 }
 
 /// The embedding pass: `Ok(None)` when embeddings are disabled, `Err` says
-/// why it could not run (model missing).
-fn embed(
+/// why it could not run (model missing). The caller holds the writer lock.
+pub(crate) fn embed(
     app: &App,
     store: &mut Store,
     progress: &mut dyn RunProgress,

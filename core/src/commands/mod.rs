@@ -16,6 +16,7 @@ pub mod resume;
 pub mod sessions;
 pub mod setup;
 pub mod show;
+pub mod team;
 
 use anyhow::{bail, Result};
 
@@ -38,7 +39,22 @@ pub fn session_filter(args: &FilterArgs) -> Result<SessionFilter> {
         project: args.project.clone(),
         since: date(&args.since, "--since")?,
         until: date(&args.until, "--until")?,
+        origin: match &args.origin {
+            Some(o) => Some(origin_filter(o.trim(), false)),
+            None if args.mine => Some(origin_filter("", true)),
+            None => None,
+        },
     })
+}
+
+/// The origin filter `--origin NAME` or `--mine` names; `mine` as a name
+/// means this machine too.
+pub fn origin_filter(name: &str, mine: bool) -> deja_store::Origin {
+    if mine || name == "mine" {
+        deja_store::Origin::Mine
+    } else {
+        deja_store::Origin::Named(name.to_string())
+    }
 }
 
 /// Opens the index for reading, with a hint when there is none yet.
@@ -173,6 +189,37 @@ pub fn check_filters(
         }
     }
     Ok(())
+}
+
+/// A `--origin` that names no pulled session is an error listing the
+/// origins there are.
+pub fn check_origin(store: &Store, origin: Option<&deja_store::Origin>) -> Result<()> {
+    let Some(deja_store::Origin::Named(name)) = origin else {
+        return Ok(());
+    };
+    let filter = SessionFilter {
+        origin: origin.cloned(),
+        ..SessionFilter::default()
+    };
+    if store.count_sessions(&filter)? > 0 {
+        return Ok(());
+    }
+    let origins = store.origin_counts()?;
+    if origins.is_empty() {
+        bail!(
+            "no session from `{name}`: the index holds no sessions pulled from the team store\n\
+             hint: `deja team pull` brings them; `--mine` keeps this machine's own"
+        );
+    }
+    let list = origins
+        .iter()
+        .map(|(o, n)| format!("  {o} ({})", plural(*n as usize, "session", "sessions")))
+        .collect::<Vec<_>>()
+        .join("\n");
+    bail!(
+        "no session from `{name}`; the origins of pulled sessions are:\n{list}\n\
+         hint: --origin takes user@machine, or user for all of that user's machines"
+    )
 }
 
 fn backticked<'a>(items: impl Iterator<Item = &'a str>) -> String {

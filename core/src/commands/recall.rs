@@ -49,8 +49,10 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         args.filter.harness.as_deref(),
         args.filter.project.as_deref(),
     )?;
+    let filter = super::session_filter(&args.filter)?;
+    super::check_origin(&store, filter.origin.as_ref())?;
     let candidates = Candidates {
-        filter: super::session_filter(&args.filter)?,
+        filter,
         role: args.role.map(deja_model::Role::from),
     };
     let mut engine =
@@ -144,13 +146,18 @@ fn print_hits(hits: &[Hit], query: &str) {
     for (n, group) in by_session(hits).iter().enumerate() {
         let first = group[0];
         let project = output::project_label(&first.project);
+        let origin = match &first.origin {
+            Some(o) => format!(" · from {o}"),
+            None => String::new(),
+        };
         println!(
-            "{:>2}. {}  {} · {} · {}",
+            "{:>2}. {}  {} · {} · {}{}",
             n + 1,
             s.cyan(&first.session_id),
             first.harness,
             project,
             local_short(first.started_at),
+            origin,
         );
         for h in group {
             let snip = snippet::highlighted(&h.text, &terms, 160, &|w| s.highlight(w));

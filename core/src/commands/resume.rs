@@ -24,6 +24,22 @@ fn shell_quote(s: &str) -> String {
 pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatus> {
     let store = super::open_read(app)?;
     let row = super::pick_session(&store, id)?;
+    if let Some(origin) = &row.origin {
+        // Pulled from the team store: its transcript, and the harness state
+        // that resuming needs, are on the machine that published it.
+        let message = format!(
+            "it lives on another machine, {origin} (pulled from the team store); resume it there with `deja resume {id}`, or read it here with `deja show {id}`",
+            id = row.id
+        );
+        if as_json {
+            output::print_json(&json::resume::Refused {
+                refused: &message,
+                session_id: &row.id,
+            })?;
+        }
+        output::error(&format!("session `{}`: {message}", row.id));
+        return Ok(ExitStatus::Error);
+    }
     let plugin = app.host().get(&row.harness).ok_or_else(|| {
         anyhow!(
             "no loaded reader for harness `{}`, which wrote session `{}`; see `deja plugins`",

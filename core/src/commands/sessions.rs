@@ -17,6 +17,7 @@ pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
         args.filter.harness.as_deref(),
         args.filter.project.as_deref(),
     )?;
+    super::check_origin(&store, filter.origin.as_ref())?;
     let rows = store.sessions(&filter, args.limit)?;
     if args.json {
         output::print_json(&json::sessions::Sessions {
@@ -50,10 +51,10 @@ pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
     };
     for (r, label) in rows.iter().zip(&labels) {
         let about = r.title.as_deref().or(r.first_user.as_deref()).unwrap_or("");
-        let gone = if r.has_source {
-            ""
-        } else {
-            " (transcript gone)"
+        let gone = match (&r.origin, r.has_source) {
+            (Some(origin), _) => format!(" (from {origin})"),
+            (None, true) => String::new(),
+            (None, false) => " (transcript gone)".to_string(),
         };
         let room = match terminal {
             Some((columns, _)) => columns
@@ -72,7 +73,7 @@ pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
             r.message_count,
             if r.message_count == 1 { "msg " } else { "msgs" },
             one_line(about, room),
-            s.dim(gone)
+            s.dim(&gone)
         );
     }
     if rows.is_empty() {

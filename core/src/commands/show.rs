@@ -95,6 +95,7 @@ pub fn run(app: &App, id: &str, window: Window, as_json: bool) -> Result<ExitSta
     if as_json {
         let mut out = json::Session::new(&session, row.source_path.as_deref().map(Into::into));
         out.source_present = Some(row.has_source);
+        out.origin = row.origin.as_deref();
         if let Some(t) = target {
             out.messages.truncate(range.end);
             out.messages.drain(..range.start);
@@ -131,6 +132,9 @@ pub fn run(app: &App, id: &str, window: Window, as_json: bool) -> Result<ExitSta
     }
     if let Some(p) = &session.parent_id {
         let _ = writeln!(out, "parent    {p}");
+    }
+    if let Some(origin) = &row.origin {
+        let _ = writeln!(out, "from      {origin} (pulled from the team store)");
     }
     match (&row.source_path, row.has_source) {
         (Some(p), true) => {

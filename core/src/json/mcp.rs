@@ -42,6 +42,8 @@ pub struct Hit<'a> {
     pub more_in_session: usize,
     /// The harness's id of the session.
     pub native_session_id: &'a str,
+    /// Who published the session in the team store (`user@machine`); null for this machine's own.
+    pub origin: Option<&'a str>,
     /// Where the session ran.
     pub project: Project<'a>,
     /// 1-based rank.
@@ -150,6 +152,7 @@ mod tests {
                 message_index: h.message_index,
                 more_in_session: 0,
                 native_session_id: &h.native_session_id,
+                origin: None,
                 project: Project::from(&h.project),
                 rank: 1,
                 role: &h.role,
@@ -188,6 +191,7 @@ mod tests {
                 "message_index",
                 "more_in_session",
                 "native_session_id",
+                "origin",
                 "project",
                 "rank",
                 "role",

@@ -35,6 +35,8 @@ pub struct Hit<'a> {
     pub message_index: i64,
     /// Other matching messages of the session not listed.
     pub more_in_session: usize,
+    /// Who published the session in the team store (`user@machine`); null for this machine's own.
+    pub origin: Option<&'a str>,
     /// Where the session ran.
     pub project: Project<'a>,
     /// 1-based rank.
@@ -63,6 +65,7 @@ impl<'a> From<&'a deja_recall::Hit> for Hit<'a> {
             message_id: &h.message_id,
             message_index: h.message_index,
             more_in_session: h.more_in_session,
+            origin: h.origin.as_deref(),
             project: Project::from(&h.project),
             rank: h.rank,
             role: &h.role,
@@ -111,6 +114,7 @@ mod tests {
                 "message_id",
                 "message_index",
                 "more_in_session",
+                "origin",
                 "project",
                 "rank",
                 "role",

@@ -26,6 +26,8 @@ pub struct Session<'a> {
     pub message_count: i64,
     /// The harness's id of the session.
     pub native_id: &'a str,
+    /// Who published it in the team store (`user@machine`); null for this machine's own.
+    pub origin: Option<&'a str>,
     /// The parent session's deja id, for subagents.
     pub parent_id: Option<&'a str>,
     /// Where it ran.
@@ -50,6 +52,7 @@ impl<'a> From<&'a SessionRow> for Session<'a> {
             id: &r.id,
             message_count: r.message_count,
             native_id: &r.native_id,
+            origin: r.origin.as_deref(),
             parent_id: r.parent_id.as_deref(),
             project: Project::from(&r.project),
             source: r.source_path.as_deref(),
@@ -81,6 +84,7 @@ mod tests {
                 "id",
                 "message_count",
                 "native_id",
+                "origin",
                 "parent_id",
                 "project",
                 "source",

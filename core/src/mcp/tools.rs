@@ -87,6 +87,7 @@ pub fn definitions() -> Vec<(&'static str, &'static str, Value)> {
                     "harness": {"type": "string", "description": "Only this harness: aider, gemini, claude, codex, qwen."},
                     "project": {"type": "string", "description": "Only this project: a directory, a folder name or a harness project id."},
                     "since": {"type": "string", "description": format!("Only sessions started at or after this. {date}")},
+                    "origin": {"type": "string", "description": "Only sessions of this origin: `mine` (this machine's own), or who published them in the team store (`user@machine`, or `user` for all of that user's machines)."},
                     "until": {"type": "string", "description": format!("Only sessions started before this. {date}")},
                     "role": {"type": "string", "enum": ["user", "assistant"], "description": "Only messages by the person (user) or the agent (assistant)."}
                 },
@@ -121,6 +122,7 @@ pub fn definitions() -> Vec<(&'static str, &'static str, Value)> {
                     "project": {"type": "string", "description": "Only this project: a directory, a folder name or a harness project id."},
                     "harness": {"type": "string", "description": "Only this harness."},
                     "since": {"type": "string", "description": format!("Only sessions started at or after this. {date}")},
+                    "origin": {"type": "string", "description": "Only sessions of this origin: `mine` (this machine's own), or who published them in the team store (`user@machine`, or `user` for all of that user's machines)."},
                     "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SESSIONS, "description": "Most sessions (default 10)."}
                 },
                 "additionalProperties": false
@@ -141,6 +143,7 @@ pub struct RecallArgs {
     since: Option<String>,
     until: Option<String>,
     role: Option<String>,
+    origin: Option<String>,
 }
 
 /// Arguments of `session`.
@@ -162,6 +165,7 @@ pub struct SessionsArgs {
     harness: Option<String>,
     since: Option<String>,
     limit: Option<u64>,
+    origin: Option<String>,
 }
 
 fn bounded(
@@ -242,6 +246,11 @@ fn nonempty(value: Option<String>) -> Option<String> {
     value.filter(|v| !v.trim().is_empty())
 }
 
+/// The origin filter an `origin` argument names: `mine`, or a publisher.
+fn origin(value: Option<String>) -> Result<Option<deja_store::Origin>, CallError> {
+    Ok(nonempty(value).map(|v| crate::commands::origin_filter(v.trim(), false)))
+}
+
 /// Answers `recall`.
 pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<Answer, CallError> {
     let query = args.query.trim().to_string();
@@ -267,6 +276,7 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
             project: nonempty(args.project),
             since: date(&args.since, "since")?,
             until: date(&args.until, "until")?,
+            origin: origin(args.origin)?,
         },
         role,
     };
@@ -332,8 +342,12 @@ fn render_hits(
         } else {
             String::new()
         };
+        let origin = match &h.origin {
+            Some(o) => format!(" · from {}", frame::neutralise(o)),
+            None => String::new(),
+        };
         let block = format!(
-            "[{}] session {} · {} · {} · started {} · {} message {} (index {}){more}\n    {}\n",
+            "[{}] session {} · {} · {} · started {}{origin} · {} message {} (index {}){more}\n    {}\n",
             h.rank,
             h.session_id,
             h.harness,
@@ -361,6 +375,7 @@ fn render_hits(
             message_index: h.message_index,
             more_in_session: h.more_in_session,
             native_session_id: &h.native_session_id,
+            origin: h.origin.as_deref(),
             project: json::Project::from(&h.project),
             rank: h.rank,
             role: &h.role,
@@ -611,6 +626,7 @@ pub fn sessions(store: &Store, args: SessionsArgs, limits: &Limits) -> Result<An
         project: nonempty(args.project),
         since: date(&args.since, "since")?,
         until: None,
+        origin: origin(args.origin)?,
     };
     check_scope(store, &filter)?;
     let rows = store

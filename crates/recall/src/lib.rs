@@ -81,6 +81,8 @@ pub struct Hit {
     pub source_path: Option<String>,
     /// The harness's id of the session.
     pub native_session_id: String,
+    /// Who published the session, when pulled from the team store.
+    pub origin: Option<String>,
     /// Other hits with the same text, folded into this one.
     pub duplicates: Vec<String>,
     /// How many other ranked messages of the same session are not shown
@@ -106,6 +108,7 @@ impl Hit {
             text: r.text,
             source_path: r.source_path,
             native_session_id: r.native_session_id,
+            origin: r.origin,
             duplicates: Vec::new(),
             more_in_session: 0,
         }

@@ -185,6 +185,144 @@ impl Store {
     }
 }
 
+/// A session pulled from the team store.
+#[derive(Debug, Clone, Copy)]
+pub struct Pulled<'a> {
+    /// Who and which machine published it (`user@machine`).
+    pub origin: &'a str,
+    /// Its team content hash.
+    pub hash: &'a str,
+    /// The session.
+    pub session: &'a Session,
+}
+
+/// What storing a pulled session did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PullOutcome {
+    /// New to this store.
+    Added,
+    /// Its content changed and was rewritten.
+    Updated,
+    /// Forgotten on this machine: a tombstone keeps it out.
+    Forgotten,
+    /// This store has its own copy (read from a transcript here, or pulled
+    /// from another origin first), which is kept.
+    Kept,
+}
+
+/// A session this store pulled from the team store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PulledRow {
+    /// Row id.
+    pub row: i64,
+    /// Who published it.
+    pub origin: String,
+    /// Harness.
+    pub harness: String,
+    /// deja id.
+    pub id: String,
+    /// The team content hash it was pulled at.
+    pub hash: String,
+}
+
+impl Store {
+    /// Stores sessions pulled from the team store, in one transaction: a
+    /// pulled session never replaces this machine's own copy, and a
+    /// forgotten one stays forgotten.
+    pub fn apply_pulled(&mut self, pulled: &[Pulled<'_>]) -> Result<Vec<PullOutcome>> {
+        let path = self.path.clone();
+        let wrap = |source| super::sqlite_error(&path, source);
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(wrap)?;
+        let mut out = Vec::with_capacity(pulled.len());
+        for p in pulled {
+            out.push(apply_pulled_in(&tx, p).map_err(wrap)?);
+        }
+        tx.commit().map_err(wrap)?;
+        Ok(out)
+    }
+
+    /// Every session pulled from the team store.
+    pub fn pulled(&self) -> Result<Vec<PulledRow>> {
+        let mut stmt = self
+            .conn()
+            .prepare(
+                "SELECT id, origin, harness, session_id, coalesce(origin_hash, '') FROM sessions
+                 WHERE origin IS NOT NULL ORDER BY id",
+            )
+            .map_err(|e| self.wrap(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(PulledRow {
+                    row: r.get(0)?,
+                    origin: r.get(1)?,
+                    harness: r.get(2)?,
+                    id: r.get(3)?,
+                    hash: r.get(4)?,
+                })
+            })
+            .map_err(|e| self.wrap(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.wrap(e))
+    }
+
+    /// Removes pulled sessions that left the team store (their publisher
+    /// forgot them or stopped sharing them) with everything derived from
+    /// them, leaving no tombstone: should they be shared again, the next
+    /// pull brings them back. Only pulled sessions are removed; the store's
+    /// files are scrubbed as [`Store::forget`] does. Returns how many went.
+    pub fn remove_pulled(&mut self, rows: &[i64]) -> Result<usize> {
+        let path = self.path.clone();
+        let wrap = |source| super::sqlite_error(&path, source);
+        let tx = self.conn.transaction().map_err(wrap)?;
+        let mut n = 0;
+        for row in rows {
+            n += tx
+                .execute(
+                    "DELETE FROM sessions WHERE id = ?1 AND origin IS NOT NULL",
+                    [row],
+                )
+                .map_err(wrap)?;
+        }
+        tx.commit().map_err(wrap)?;
+        if n > 0 {
+            self.prune_all_embeddings()?;
+            self.scrub()?;
+        }
+        Ok(n)
+    }
+}
+
+fn apply_pulled_in(tx: &Transaction<'_>, p: &Pulled<'_>) -> rusqlite::Result<PullOutcome> {
+    let s = p.session;
+    if is_forgotten(tx, &s.harness, &s.id)? {
+        return Ok(PullOutcome::Forgotten);
+    }
+    let Some(e) = existing(tx, &s.harness, &s.id)? else {
+        let row = insert_session(tx, s, Provenance::Team(p))?;
+        write_messages(tx, row, &s.messages)?;
+        write_session_document(tx, row)?;
+        write_records(tx, row, s)?;
+        return Ok(PullOutcome::Added);
+    };
+    let origin: Option<String> =
+        tx.query_row("SELECT origin FROM sessions WHERE id = ?1", [e.row], |r| {
+            r.get(0)
+        })?;
+    if origin.as_deref() != Some(p.origin) {
+        return Ok(PullOutcome::Kept);
+    }
+    update_session(tx, e.row, s, Provenance::Team(p))?;
+    let diff = write_messages(tx, e.row, &s.messages)?;
+    if diff.added + diff.changed + diff.removed > 0 {
+        write_session_document(tx, e.row)?;
+    }
+    write_records(tx, e.row, s)?;
+    Ok(PullOutcome::Updated)
+}
+
 fn upsert_source(
     tx: &Transaction<'_>,
     file: &FileState<'_>,
@@ -258,7 +396,7 @@ fn apply_in(
         }
         match existing(tx, &s.harness, &s.id)? {
             None => {
-                let row = insert_session(tx, s, source_id, file.path)?;
+                let row = insert_session(tx, s, Provenance::Transcript(source_id, file.path))?;
                 applied.sessions_added += 1;
                 applied.messages_added += write_messages(tx, row, &s.messages)?.added;
                 write_session_document(tx, row)?;
@@ -277,7 +415,7 @@ fn apply_in(
                         continue;
                     }
                 }
-                update_session(tx, e.row, s, source_id, file.path)?;
+                update_session(tx, e.row, s, Provenance::Transcript(source_id, file.path))?;
                 let diff = write_messages(tx, e.row, &s.messages)?;
                 if diff.added + diff.changed + diff.removed > 0 || other_source.is_some() {
                     applied.sessions_updated += 1;
@@ -333,17 +471,46 @@ fn first_user(s: &Session) -> Option<String> {
     s.first_user_line().map(|l| deja_model::one_line(l, 200))
 }
 
+/// Where a stored session comes from: a transcript on this machine, or the
+/// team store.
+#[derive(Clone, Copy)]
+enum Provenance<'a> {
+    /// A transcript: its source row and path.
+    Transcript(i64, &'a str),
+    /// The team store.
+    Team(&'a Pulled<'a>),
+}
+
+impl<'a> Provenance<'a> {
+    /// The source row and transcript path (none for a pulled session).
+    fn source(self) -> (Option<i64>, Option<&'a str>) {
+        match self {
+            Provenance::Transcript(id, path) => (Some(id), Some(path)),
+            Provenance::Team(_) => (None, None),
+        }
+    }
+
+    /// The origin and the team content hash (none for this machine's own).
+    fn origin(self) -> (Option<&'a str>, Option<&'a str>) {
+        match self {
+            Provenance::Transcript(..) => (None, None),
+            Provenance::Team(p) => (Some(p.origin), Some(p.hash)),
+        }
+    }
+}
+
 fn insert_session(
     tx: &Transaction<'_>,
     s: &Session,
-    source_id: i64,
-    source_path: &str,
+    from: Provenance<'_>,
 ) -> rusqlite::Result<i64> {
+    let (source_id, source_path) = from.source();
+    let (origin, origin_hash) = from.origin();
     tx.query_row(
         "INSERT INTO sessions (harness, session_id, native_id, source_id, source_path,
             started_at, updated_at, project_dir, project_name, project_id, title, parent_id,
-            precedence, message_count, first_user)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+            precedence, message_count, first_user, origin, origin_hash)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
          RETURNING id",
         params![
             s.harness,
@@ -361,6 +528,8 @@ fn insert_session(
             s.precedence,
             s.messages.len() as i64,
             first_user(s),
+            origin,
+            origin_hash,
         ],
         |r| r.get(0),
     )
@@ -370,13 +539,15 @@ fn update_session(
     tx: &Transaction<'_>,
     row: i64,
     s: &Session,
-    source_id: i64,
-    source_path: &str,
+    from: Provenance<'_>,
 ) -> rusqlite::Result<()> {
+    let (source_id, source_path) = from.source();
+    let (origin, origin_hash) = from.origin();
     tx.execute(
         "UPDATE sessions SET native_id = ?2, source_id = ?3, source_path = ?4, started_at = ?5,
             updated_at = ?6, project_dir = ?7, project_name = ?8, project_id = ?9, title = ?10,
-            parent_id = ?11, precedence = ?12, message_count = ?13, first_user = ?14
+            parent_id = ?11, precedence = ?12, message_count = ?13, first_user = ?14,
+            origin = ?15, origin_hash = ?16
          WHERE id = ?1",
         params![
             row,
@@ -393,6 +564,8 @@ fn update_session(
             s.precedence,
             s.messages.len() as i64,
             first_user(s),
+            origin,
+            origin_hash,
         ],
     )
     .map(|_| ())

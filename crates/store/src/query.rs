@@ -38,6 +38,9 @@ pub struct SessionRow {
     pub source_path: Option<String>,
     /// Whether that transcript is still there.
     pub has_source: bool,
+    /// Who and which machine published it, for a session pulled from the
+    /// team store; `None` for this machine's own.
+    pub origin: Option<String>,
 }
 
 /// The columns of a [`SessionRow`], over `sessions s`. A session whose
@@ -49,7 +52,7 @@ const SESSION_COLUMNS: &str =
         WHERE o.project_id = s.project_id AND o.harness = s.harness AND o.project_dir IS NOT NULL
         LIMIT 1)),
     s.project_name, s.project_id, s.title, s.parent_id, s.message_count, s.first_user,
-    s.source_path, s.source_id IS NOT NULL";
+    s.source_path, s.source_id IS NOT NULL, s.origin";
 
 fn session_row(r: &Row<'_>) -> rusqlite::Result<SessionRow> {
     Ok(SessionRow {
@@ -70,6 +73,7 @@ fn session_row(r: &Row<'_>) -> rusqlite::Result<SessionRow> {
         first_user: r.get(12)?,
         source_path: r.get(13)?,
         has_source: r.get(14)?,
+        origin: r.get(15)?,
     })
 }
 
@@ -84,9 +88,38 @@ pub struct SessionFilter {
     pub since: Option<i64>,
     /// Started before (ms).
     pub until: Option<i64>,
+    /// Only sessions of this origin.
+    pub origin: Option<Origin>,
+}
+
+/// Whose sessions a filter keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// This machine's own sessions (none pulled from the team store).
+    Mine,
+    /// Sessions pulled from this origin: `user@machine` exactly, or every
+    /// machine of `user` when no `@` is given.
+    Named(String),
 }
 
 impl SessionFilter {
+    /// Whether it keeps every session (every field is named here, so that a
+    /// new filter cannot be forgotten).
+    pub fn is_empty(&self) -> bool {
+        let SessionFilter {
+            harness,
+            project,
+            since,
+            until,
+            origin,
+        } = self;
+        harness.is_none()
+            && project.is_none()
+            && since.is_none()
+            && until.is_none()
+            && origin.is_none()
+    }
+
     /// The SQL condition (on the `sessions` table aliased `s`) and its parameters.
     pub(crate) fn sql(&self) -> (String, Vec<rusqlite::types::Value>) {
         use rusqlite::types::Value;
@@ -131,6 +164,19 @@ impl SessionFilter {
         if let Some(t) = self.until {
             args.push(Value::Integer(t));
             conds.push(format!("s.started_at < ?{}", args.len()));
+        }
+        match &self.origin {
+            None => {}
+            Some(Origin::Mine) => conds.push("s.origin IS NULL".to_string()),
+            Some(Origin::Named(name)) if name.contains('@') => {
+                args.push(Value::Text(name.clone()));
+                conds.push(format!("s.origin = ?{}", args.len()));
+            }
+            Some(Origin::Named(user)) => {
+                args.push(Value::Text(format!("{user}@")));
+                let n = args.len();
+                conds.push(format!("substr(s.origin, 1, length(?{n})) = ?{n}"));
+            }
         }
         (conds.join(" AND "), args)
     }
@@ -294,6 +340,23 @@ impl Store {
                 params_from_iter(args),
                 |r| r.get(0),
             )
+            .map_err(|e| self.wrap(e))
+    }
+
+    /// The origins of sessions pulled from the team store, with their
+    /// session counts, by name.
+    pub fn origin_counts(&self) -> Result<Vec<(String, i64)>> {
+        let mut stmt = self
+            .conn()
+            .prepare(
+                "SELECT origin, count(*) FROM sessions WHERE origin IS NOT NULL
+                 GROUP BY origin ORDER BY origin",
+            )
+            .map_err(|e| self.wrap(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.wrap(e))?;
+        rows.collect::<rusqlite::Result<_>>()
             .map_err(|e| self.wrap(e))
     }
 
@@ -677,7 +740,8 @@ impl Store {
     }
 }
 
-fn static_action(action: &str) -> &'static str {
+/// The stored name of a file action as the model's static name (`read` for any other).
+pub fn static_action(action: &str) -> &'static str {
     match action {
         "edit" => "edit",
         "add" => "add",

@@ -175,6 +175,15 @@ ALTER TABLE tombstones ADD COLUMN started_at INTEGER;
 ALTER TABLE tombstones ADD COLUMN project_dir TEXT;
 ALTER TABLE tombstones ADD COLUMN source_path TEXT;
 "#,
+    // 5: team memory. A session pulled from the team store names who and
+    //    which machine published it (`origin`, NULL for this machine's own
+    //    sessions) and the team content hash it was pulled at, so that the
+    //    next pull fetches only what changed.
+    r#"
+ALTER TABLE sessions ADD COLUMN origin TEXT;
+ALTER TABLE sessions ADD COLUMN origin_hash TEXT;
+CREATE INDEX sessions_origin ON sessions (origin);
+"#,
 ];
 
 /// The schema version this deja writes.

@@ -28,11 +28,7 @@ pub struct Scope {
 impl Scope {
     /// Whether nothing is filtered.
     pub fn is_unrestricted(&self) -> bool {
-        self.role.is_none()
-            && self.filter.harness.is_none()
-            && self.filter.project.is_none()
-            && self.filter.since.is_none()
-            && self.filter.until.is_none()
+        self.role.is_none() && self.filter.is_empty()
     }
 
     /// SQL condition over `m` (messages) and `s` (sessions), with parameters ?1..
@@ -169,6 +165,8 @@ pub struct HitRow {
     pub source_path: Option<String>,
     /// The harness's id of the session.
     pub native_session_id: String,
+    /// Who published the session, when pulled from the team store.
+    pub origin: Option<String>,
 }
 
 fn hit_row(r: &Row<'_>) -> rusqlite::Result<HitRow> {
@@ -193,6 +191,7 @@ fn hit_row(r: &Row<'_>) -> rusqlite::Result<HitRow> {
         text: r.get(11)?,
         source_path: r.get(12)?,
         native_session_id: r.get(13)?,
+        origin: r.get(15)?,
     })
 }
 
@@ -433,7 +432,7 @@ impl Store {
         let rows = self.rows_in(
             "SELECT m.id, s.session_id, s.harness, s.project_dir, s.project_name, s.project_id,
                     s.started_at, m.native_id, m.position, m.role, m.timestamp, m.text, s.source_path,
-                    s.native_id, m.session
+                    s.native_id, m.session, s.origin
              FROM messages m JOIN sessions s ON s.id = m.session
              WHERE m.id IN ({in})",
             ids,

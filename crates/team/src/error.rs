@@ -1,0 +1,100 @@
+//! The errors of team memory, each saying what failed and, where one
+//! helps, a `hint:` line.
+
+use std::path::PathBuf;
+
+/// What can go wrong with the team store.
+#[derive(Debug, thiserror::Error)]
+pub enum TeamError {
+    /// No team store is configured.
+    #[error("no team store is configured\nhint: set `url` under [team] in the config file (`deja config` shows where it is) or $DEJA_TEAM_URL")]
+    NotConfigured,
+    /// A setting is wrong.
+    #[error("{0}")]
+    Config(String),
+    /// The password file cannot be used.
+    #[error("password file `{path}`: {problem}")]
+    PasswordFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The server cannot be reached or refused the connection.
+    #[error("cannot connect to the team store {server}: {cause}{hint}")]
+    Connect {
+        /// `user@host:port/db`, without password.
+        server: String,
+        /// Why.
+        cause: String,
+        /// A `\nhint: ...` line, or nothing.
+        hint: String,
+    },
+    /// The server's schema was written by a newer deja.
+    #[error("the team store {server} has schema version {found}; this deja knows versions up to {known}\nhint: upgrade deja on this machine (nothing was changed)")]
+    TooNew {
+        /// `user@host:port/db`.
+        server: String,
+        /// The server's version.
+        found: i64,
+        /// The newest version this deja knows.
+        known: i64,
+    },
+    /// The server failed during work.
+    #[error("team store {server}: {cause}{hint}")]
+    Server {
+        /// `user@host:port/db`.
+        server: String,
+        /// Why.
+        cause: String,
+        /// A `\nhint: ...` line, or nothing.
+        hint: String,
+    },
+    /// Pushing would publish unredacted text.
+    #[error("redaction is off ([redact] enabled = false): pushing would publish secrets that redaction would have replaced\nhint: turn redaction on and run `deja index`, or push anyway with `deja team push --force`")]
+    Unredacted,
+    /// The local store failed.
+    #[error(transparent)]
+    Store(#[from] deja_store::StoreError),
+}
+
+/// The message of a PostgreSQL error with its cause chain and, for the
+/// errors a person can fix, a hint.
+pub(crate) fn describe(e: &postgres::Error) -> (String, String) {
+    use postgres::error::SqlState;
+    let cause = match e.as_db_error() {
+        Some(db) => db.message().to_string(),
+        None => {
+            let mut text = e.to_string();
+            let mut source = std::error::Error::source(e);
+            while let Some(s) = source {
+                let more = s.to_string();
+                if !text.contains(&more) {
+                    text.push_str(": ");
+                    text.push_str(&more);
+                }
+                source = s.source();
+            }
+            text
+        }
+    };
+    let hint = match e.code() {
+        Some(c) if *c == SqlState::INVALID_PASSWORD => {
+            "\nhint: check $DEJA_TEAM_PASSWORD or the file named by `team.password_file`"
+        }
+        Some(c) if *c == SqlState::INVALID_AUTHORIZATION_SPECIFICATION => {
+            "\nhint: the server does not accept this user from this machine (pg_hba.conf), or a password is needed: $DEJA_TEAM_PASSWORD or `team.password_file`"
+        }
+        Some(c) if *c == SqlState::INSUFFICIENT_PRIVILEGE => {
+            "\nhint: the team role needs the privileges README's \"Team memory\" lists (it owns the `deja` schema)"
+        }
+        Some(c) if *c == SqlState::INVALID_CATALOG_NAME => {
+            "\nhint: create the database first (README, \"Team memory\")"
+        }
+        None if e.as_db_error().is_none() && !e.is_closed() => {
+            "\nhint: is the server running, and are the host and port (or socket folder) in the URL right?"
+        }
+        _ => "",
+    };
+    (cause, hint.to_string())
+}

@@ -1,0 +1,38 @@
+//! Team memory: the sessions of opted-in projects published to a shared
+//! PostgreSQL database and brought into other machines' local stores.
+//!
+//! deja stays local-first: the team store is where published sessions meet,
+//! never where recall runs. [`connect`] opens the team store (checking and
+//! migrating its schema), [`push`] publishes this machine's shared sessions
+//! (only what changed, by content hash; tombstones for what it forgot or no
+//! longer shares), [`pull`] brings the others' into a local store, and
+//! [`status`] compares both sides without changing either.
+
+pub mod connect;
+pub mod content;
+pub mod error;
+pub mod pull;
+pub mod push;
+pub mod schema;
+pub mod scratch;
+pub mod status;
+
+pub use connect::{connect, Settings, Team};
+pub use error::TeamError;
+pub use pull::{pull, PullReport};
+pub use push::{push, PushOptions, PushReport};
+pub use status::{status, Status};
+
+/// A result with [`TeamError`].
+pub type Result<T> = std::result::Result<T, TeamError>;
+
+/// The key of a published session: who published it, its harness and its deja id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key {
+    /// `user@machine`.
+    pub origin: String,
+    /// Harness.
+    pub harness: String,
+    /// deja id.
+    pub id: String,
+}

@@ -1,0 +1,262 @@
+//! A throwaway PostgreSQL server for tests and the benchmark: a cluster made
+//! with `initdb` in a temporary folder, started with `pg_ctl` listening on a
+//! Unix socket only (no TCP port at all, so never the machine's standard
+//! one), with password (SCRAM) authentication, and stopped and removed when
+//! dropped. Run as root, the server runs as the `postgres` user (which
+//! Debian's package creates), since PostgreSQL refuses to run as root.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The superuser of a scratch cluster.
+pub const ADMIN: &str = "deja_admin";
+/// Its password.
+pub const ADMIN_PASSWORD: &str = "scratch-admin";
+
+/// A running throwaway server.
+pub struct ScratchServer {
+    root: PathBuf,
+    bin: PathBuf,
+    port: u16,
+    run_as: Option<String>,
+    running: bool,
+}
+
+/// Where PostgreSQL's server programs are: `$DEJA_PG_BIN`, the folder of
+/// `initdb` on `PATH`, or the newest `/usr/lib/postgresql/*/bin`.
+pub fn find_bin() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("DEJA_PG_BIN") {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            if dir.join("initdb").is_file() && dir.join("pg_ctl").is_file() {
+                return Some(dir);
+            }
+        }
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let v: u32 = e.file_name().to_str()?.parse().ok()?;
+            let bin = e.path().join("bin");
+            bin.join("initdb").is_file().then_some((v, bin))
+        })
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, b)| b)
+}
+
+fn fail(what: &str, out: &Output) -> io::Error {
+    io::Error::other(format!(
+        "{what} failed ({}): {}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    ))
+}
+
+impl ScratchServer {
+    /// Creates and starts a cluster. `durable: false` turns off fsync (for
+    /// tests; the data survives a server crash, not a machine crash).
+    pub fn start(durable: bool) -> io::Result<ScratchServer> {
+        let bin = find_bin().ok_or_else(|| {
+            io::Error::other(
+                "PostgreSQL's server programs (initdb, pg_ctl) were not found\nhint: run scripts/fetch-postgres",
+            )
+        })?;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let root = std::env::temp_dir().join(format!("deja-pg-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&root)?;
+        // SAFETY: geteuid has no preconditions.
+        let run_as = (unsafe { libc::geteuid() } == 0).then(|| "postgres".to_string());
+        let mut server = ScratchServer {
+            root,
+            bin,
+            port: free_port()?,
+            run_as,
+            running: false,
+        };
+        std::fs::write(server.root.join("pwfile"), format!("{ADMIN_PASSWORD}\n"))?;
+        if let Some(user) = &server.run_as {
+            let out = Command::new("chown")
+                .args(["-R", user])
+                .arg(&server.root)
+                .output()?;
+            if !out.status.success() {
+                return Err(fail("chown", &out));
+            }
+        }
+        let data = server.root.join("data");
+        let out = server
+            .command("initdb")
+            .arg("-D")
+            .arg(&data)
+            .args([
+                "-U",
+                ADMIN,
+                "--auth=scram-sha-256",
+                "--encoding=UTF8",
+                "--no-locale",
+            ])
+            .arg(format!("--pwfile={}", server.root.join("pwfile").display()))
+            .output()?;
+        if !out.status.success() {
+            return Err(fail("initdb", &out));
+        }
+        let mut conf = format!(
+            "listen_addresses = ''\nunix_socket_directories = '{}'\nport = {}\nmax_connections = 50\n",
+            server.root.display(),
+            server.port
+        );
+        if !durable {
+            conf.push_str("fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n");
+        }
+        let mut existing = std::fs::read_to_string(data.join("postgresql.conf"))?;
+        existing.push_str(&conf);
+        std::fs::write(data.join("postgresql.conf"), existing)?;
+        server.pg_ctl(&["start", "-w", "-t", "60"])?;
+        server.running = true;
+        Ok(server)
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let path = self.bin.join(program);
+        match &self.run_as {
+            Some(user) => {
+                let mut c = Command::new("runuser");
+                c.args(["-u", user, "--"]).arg(path);
+                c
+            }
+            None => Command::new(path),
+        }
+    }
+
+    fn pg_ctl(&self, args: &[&str]) -> io::Result<()> {
+        let out = self
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(self.root.join("data"))
+            .arg("-l")
+            .arg(self.root.join("log"))
+            .args(args)
+            .output()?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(fail(&format!("pg_ctl {}", args.join(" ")), &out))
+        }
+    }
+
+    /// The folder holding the server's socket.
+    pub fn socket_dir(&self) -> &Path {
+        &self.root
+    }
+
+    /// The port (which names the socket file).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// A `postgres://` URL for `user` and `database`, over the socket.
+    pub fn url(&self, user: &str, database: &str) -> String {
+        let dir: String = self
+            .root
+            .display()
+            .to_string()
+            .bytes()
+            .map(|b| match b {
+                b'/' => "%2F".to_string(),
+                b if b.is_ascii_alphanumeric() || b"-_.".contains(&b) => (b as char).to_string(),
+                b => format!("%{b:02X}"),
+            })
+            .collect();
+        format!("postgres://{user}@{dir}:{}/{database}", self.port)
+    }
+
+    /// Runs SQL as the superuser in `database` and returns psql's unaligned output.
+    pub fn psql(&self, database: &str, sql: &str) -> io::Result<String> {
+        let psql = if self.bin.join("psql").is_file() {
+            self.bin.join("psql")
+        } else {
+            PathBuf::from("psql")
+        };
+        let out = Command::new(psql)
+            .arg("-h")
+            .arg(&self.root)
+            .args(["-p", &self.port.to_string(), "-U", ADMIN, "-d", database])
+            .args(["-v", "ON_ERROR_STOP=1", "-X", "-q", "-At", "-c", sql])
+            .env("PGPASSWORD", ADMIN_PASSWORD)
+            .output()?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(fail(&format!("psql `{sql}`"), &out))
+        }
+    }
+
+    /// Creates `database` and the team roles the README describes: a
+    /// `deja_team` group owning schema `deja`, and one login role per name in
+    /// `members`, each with `password`, none a superuser.
+    pub fn create_team(&self, database: &str, members: &[&str], password: &str) -> io::Result<()> {
+        self.psql("postgres", "CREATE ROLE deja_team NOLOGIN")?;
+        for m in members {
+            self.psql(
+                "postgres",
+                &format!("CREATE ROLE {m} LOGIN PASSWORD '{password}' IN ROLE deja_team"),
+            )?;
+        }
+        self.psql("postgres", &format!("CREATE DATABASE {database}"))?;
+        self.psql(
+            "postgres",
+            &format!("REVOKE ALL ON DATABASE {database} FROM PUBLIC; GRANT CONNECT ON DATABASE {database} TO deja_team"),
+        )?;
+        self.psql(
+            database,
+            "REVOKE CREATE ON SCHEMA public FROM PUBLIC; CREATE SCHEMA deja AUTHORIZATION deja_team",
+        )?;
+        Ok(())
+    }
+
+    /// Restarts the server (fast shutdown: open connections are cut).
+    pub fn restart(&self) -> io::Result<()> {
+        self.pg_ctl(&["restart", "-m", "fast", "-w", "-t", "60"])
+    }
+
+    /// Stops the server at once.
+    pub fn stop(&mut self) -> io::Result<()> {
+        if self.running {
+            self.pg_ctl(&["stop", "-m", "immediate", "-w"])?;
+            self.running = false;
+        }
+        Ok(())
+    }
+
+    /// Starts a stopped server again.
+    pub fn start_again(&mut self) -> io::Result<()> {
+        if !self.running {
+            self.pg_ctl(&["start", "-w", "-t", "60"])?;
+            self.running = true;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for ScratchServer {
+    fn drop(&mut self) {
+        let _ = self.stop();
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// A port no one listens on now (it only names the socket file: the server
+/// opens no TCP port).
+fn free_port() -> io::Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?.port())
+}

@@ -1,0 +1,89 @@
+//! `deja team status`: both sides compared, nothing changed: what this
+//! machine shares and has pushed, what waits to be pushed or retracted, who
+//! published what, and what waits to be pulled or removed here.
+
+use deja_store::Store;
+
+use crate::{pull, push, Result, Team};
+
+/// One publisher in the team store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Publisher {
+    /// `user@machine`.
+    pub origin: String,
+    /// Live sessions.
+    pub sessions: i64,
+    /// Their messages.
+    pub messages: i64,
+    /// Retracted sessions (tombstones).
+    pub retracted: i64,
+    /// Its last push (ms), if any.
+    pub last_push_ms: Option<i64>,
+}
+
+/// Where this machine stands with the team store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// The server, without password.
+    pub server: String,
+    /// This machine's name there.
+    pub origin: String,
+    /// The server's schema version.
+    pub schema_version: i64,
+    /// The projects this machine shares.
+    pub share: Vec<String>,
+    /// Sessions of those projects here.
+    pub shared: usize,
+    /// Of them, new or changed since the last push.
+    pub to_push: usize,
+    /// Published sessions to retract at the next push.
+    pub to_retract: usize,
+    /// Sessions pulled into this store.
+    pub pulled: usize,
+    /// Published sessions the next pull fetches.
+    pub to_pull: usize,
+    /// Pulled sessions the next pull removes.
+    pub to_remove: usize,
+    /// Everyone who published, this machine included.
+    pub publishers: Vec<Publisher>,
+}
+
+/// Compares `store` with the team store.
+pub fn status(team: &mut Team, store: &Store) -> Result<Status> {
+    let mine = push::plan(team, store)?;
+    let theirs = pull::plan(team, store)?;
+    let publishers = team
+        .client
+        .query(
+            "SELECT origin,
+                count(*) FILTER (WHERE forgotten_at IS NULL),
+                coalesce(sum(message_count) FILTER (WHERE forgotten_at IS NULL), 0)::bigint,
+                count(*) FILTER (WHERE forgotten_at IS NOT NULL),
+                max(pushed_at)
+             FROM deja.sessions GROUP BY origin ORDER BY origin",
+            &[],
+        )
+        .map_err(|e| team.fail(e))?
+        .into_iter()
+        .map(|r| Publisher {
+            origin: r.get(0),
+            sessions: r.get(1),
+            messages: r.get(2),
+            retracted: r.get(3),
+            last_push_ms: r.get(4),
+        })
+        .collect();
+    Ok(Status {
+        server: team.server(),
+        origin: team.origin().to_string(),
+        schema_version: team.schema_version,
+        share: team.settings.share.clone(),
+        shared: mine.shared.len(),
+        to_push: mine.to_push.len(),
+        to_retract: mine.to_retract.len(),
+        pulled: store.pulled()?.len(),
+        to_pull: theirs.to_fetch.len(),
+        to_remove: theirs.to_remove.len(),
+        publishers,
+    })
+}

@@ -1,0 +1,690 @@
+//! Team memory through the real binary against a real PostgreSQL server (a
+//! throwaway cluster of its own, on a Unix socket): several deja homes share
+//! one team store; pushes that die half-way (killed, or the server restarted)
+//! are finished by the next push with the same result as a clean one; and a
+//! wrong password, a server that is down or a newer schema each give one
+//! clear error and change nothing locally.
+
+use std::io::Write;
+use std::process::{Child, Stdio};
+
+use serde_json::Value;
+
+use crate::common::Sandbox;
+use deja_team::scratch::{ScratchServer, ADMIN, ADMIN_PASSWORD};
+
+const PASSWORD: &str = "team-secret";
+
+/// A server with database `team` and roles `ana`, `ben`, `cat`, `dan`, `eve`.
+fn server() -> ScratchServer {
+    let server = ScratchServer::start(false).expect("a scratch PostgreSQL server");
+    server
+        .create_team("team", &["ana", "ben", "cat", "dan", "eve"], PASSWORD)
+        .unwrap();
+    server
+}
+
+/// An aider history of `n` sessions on `topic`, `messages` messages each.
+fn history(topic: &str, n: usize, messages: usize) -> String {
+    let mut out = String::new();
+    for i in 0..n {
+        let (day, minute) = (1 + i / (24 * 60) % 28, i % (24 * 60));
+        out.push_str(&format!(
+            "\n# aider chat started at 2026-03-{day:02} {:02}:{:02}:00\n\n",
+            minute / 60,
+            minute % 60
+        ));
+        for m in 0..messages / 2 {
+            out.push_str(&format!(
+                "#### {topic} question {i}.{m}: why does the {topic} fail?  \n\nThe {topic} answer {i}.{m}: it misses a step.\n\n"
+            ));
+        }
+    }
+    out
+}
+
+/// A machine: a deja home as `user@machine`, sharing project `billing`, with
+/// aider projects `billing` and `private` holding `billing` and `private`.
+fn machine(server: &ScratchServer, user: &str, machine: &str, billing: &str) -> Sandbox {
+    machine_in(server, "team", user, machine, billing)
+}
+
+fn machine_in(
+    server: &ScratchServer,
+    database: &str,
+    user: &str,
+    machine: &str,
+    billing: &str,
+) -> Sandbox {
+    let mut sb = Sandbox::new();
+    configure(
+        &sb,
+        server,
+        database,
+        user,
+        machine,
+        "[embed]\nenabled = false\n",
+    );
+    sb.env("DEJA_TEAM_PASSWORD", PASSWORD);
+    sb.write("work/billing/.aider.chat.history.md", billing);
+    sb.write(
+        "work/private/.aider.chat.history.md",
+        "\n# aider chat started at 2026-03-01 08:00:00\n\n#### the private zebra roadmap  \n\nThe zebra roadmap stays here.\n",
+    );
+    sb.write(
+        ".config/deja/aider-projects",
+        format!(
+            "{}\n{}\n",
+            sb.home.join("work/billing").display(),
+            sb.home.join("work/private").display()
+        ),
+    );
+    sb
+}
+
+fn configure(
+    sb: &Sandbox,
+    server: &ScratchServer,
+    db: &str,
+    user: &str,
+    machine: &str,
+    extra: &str,
+) {
+    sb.config(&format!(
+        "{extra}\n[team]\nurl = \"{}\"\nname = \"{user}@{machine}\"\nshare = [\"billing\"]\ntls = \"disable\"\n",
+        server.url(user, db)
+    ));
+}
+
+fn count(server: &ScratchServer, db: &str, sql: &str) -> i64 {
+    server.psql(db, sql).unwrap().trim().parse().unwrap()
+}
+
+/// The team store's content of `origin`, without push times, for comparing
+/// two stores.
+fn team_dump(server: &ScratchServer, db: &str) -> String {
+    [
+        "SELECT origin, harness, session_id, native_id, started_at, updated_at, project_dir,
+                title, precedence, message_count, content_hash, forgotten_at IS NULL
+         FROM deja.sessions ORDER BY 1, 2, 3",
+        "SELECT origin, harness, session_id, position, role, md5(text), at, native_id
+         FROM deja.messages ORDER BY 1, 2, 3, 4",
+        "SELECT origin, harness, session_id, position, path, action, at FROM deja.files ORDER BY 1, 2, 3, 4",
+        "SELECT origin, harness, session_id, position, md5(command), ran_by, at FROM deja.commands ORDER BY 1, 2, 3, 4",
+    ]
+    .iter()
+    .map(|q| server.psql(db, q).unwrap())
+    .collect::<Vec<_>>()
+    .join("--\n")
+}
+
+fn ids(v: &Value, key: &str) -> Vec<String> {
+    let mut ids: Vec<String> = v[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s["id"]
+                .as_str()
+                .or(s["session_id"].as_str())
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+#[test]
+fn a_pushed_session_is_recalled_elsewhere_and_leaves_with_its_tombstone() {
+    let server = server();
+    let ana = machine(
+        &server,
+        "ana",
+        "laptop",
+        "\n# aider chat started at 2026-03-02 10:00:00\n\n#### the invoice query leaks rows across customers  \n\nThe query misses the tenant predicate; add `WHERE tenant_id = $1`.\n",
+    );
+    let ben = machine(&server, "ben", "desk", "");
+    // Embeddings on for ben: pulled sessions are embedded like any other.
+    configure(&ben, &server, "team", "ben", "desk", "");
+    ben.config_with_model(&std::fs::read_to_string(ben.config_path()).unwrap());
+    ana.index();
+    ben.index();
+    let ana_id = ids(
+        &ana.ok(&["sessions", "--project", "billing", "--json"])
+            .json(),
+        "sessions",
+    );
+    assert_eq!(ana_id.len(), 1);
+    let ana_id = &ana_id[0];
+
+    let push = ana.ok(&["team", "push", "--json"]).json();
+    assert_eq!(
+        (
+            push["shared"].as_u64(),
+            push["pushed"].as_u64(),
+            push["messages"].as_u64()
+        ),
+        (Some(1), Some(1), Some(2)),
+        "{push:#}"
+    );
+    assert_eq!(push["origin"], "ana@laptop");
+    // Only the shared project left this machine.
+    assert_eq!(
+        count(&server, "team", "SELECT count(*) FROM deja.sessions"),
+        1
+    );
+    assert_eq!(
+        count(
+            &server,
+            "team",
+            "SELECT count(*) FROM deja.messages WHERE text LIKE '%zebra%'"
+        ),
+        0
+    );
+    // A second push sends nothing.
+    let again = ana.ok(&["team", "push", "--json"]).json();
+    assert_eq!(
+        (again["pushed"].as_u64(), again["unchanged"].as_u64()),
+        (Some(0), Some(1))
+    );
+
+    let pulled = ben.ok(&["team", "pull", "--json"]).json();
+    assert_eq!(
+        (pulled["added"].as_u64(), pulled["messages"].as_u64()),
+        (Some(1), Some(2)),
+        "{pulled:#}"
+    );
+    assert_eq!(pulled["embedded_messages"].as_u64(), Some(2), "{pulled:#}");
+
+    // Recall finds it by words and by meaning, with its origin shown.
+    let out = ben
+        .ok(&["recall", "--no-refresh", "tenant predicate"])
+        .stdout;
+    assert!(
+        out.contains(ana_id.as_str()) && out.contains("from ana@laptop"),
+        "{out}"
+    );
+    let semantic = ben
+        .ok(&[
+            "recall",
+            "--no-refresh",
+            "--mode",
+            "semantic",
+            "--json",
+            "-n",
+            "1",
+            "customers seeing each other's invoices",
+        ])
+        .json();
+    assert_eq!(
+        semantic["hits"][0]["session_id"].as_str(),
+        Some(ana_id.as_str()),
+        "{semantic:#}"
+    );
+    assert_eq!(semantic["hits"][0]["origin"], "ana@laptop");
+    // Filterable by origin.
+    let theirs = ben.ok(&["sessions", "--origin", "ana", "--json"]).json();
+    assert_eq!(ids(&theirs, "sessions"), [ana_id.clone()]);
+    assert_eq!(theirs["sessions"][0]["origin"], "ana@laptop");
+    let mine = ben.ok(&["sessions", "--mine", "--json"]).json();
+    assert!(!ids(&mine, "sessions").contains(ana_id), "{mine:#}");
+    assert!(!mine["sessions"].as_array().unwrap().is_empty());
+    let none = ben.ok(&[
+        "recall",
+        "--no-refresh",
+        "--mine",
+        "--json",
+        "tenant predicate",
+    ]);
+    assert!(!none.stdout.contains(ana_id.as_str()), "{}", none.stdout);
+    let unknown = ben.run(&["sessions", "--origin", "zed"]);
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("ana@laptop (1 session)"),
+        "{}",
+        unknown.stderr
+    );
+    // show says where it comes from; resume says plainly it is elsewhere.
+    let shown = ben.ok(&["show", ana_id]).stdout;
+    assert!(
+        shown.contains("from      ana@laptop (pulled from the team store)"),
+        "{shown}"
+    );
+    assert_eq!(
+        ben.ok(&["show", ana_id, "--json"]).json()["origin"],
+        "ana@laptop"
+    );
+    let resume = ben.run(&["resume", ana_id]);
+    assert_eq!(resume.code, 2);
+    assert!(
+        resume
+            .stderr
+            .contains("lives on another machine, ana@laptop"),
+        "{}",
+        resume.stderr
+    );
+    // The next index keeps the pulled session (it has no transcript here).
+    ben.ok(&["index"]);
+    assert_eq!(
+        ids(
+            &ben.ok(&["sessions", "--origin", "ana@laptop", "--json"])
+                .json(),
+            "sessions"
+        ),
+        [ana_id.clone()]
+    );
+
+    let status = ben.ok(&["team", "status", "--json"]).json();
+    assert_eq!(
+        (
+            status["pulled"].as_u64(),
+            status["to_pull"].as_u64(),
+            status["schema_version"].as_i64()
+        ),
+        (Some(1), Some(0), Some(1)),
+        "{status:#}"
+    );
+    assert_eq!(status["publishers"][0]["origin"], "ana@laptop");
+    assert_eq!(status["publishers"][0]["sessions"], 1);
+
+    // Ana forgets it and pushes: the tombstone travels, and ben's copy goes.
+    ana.ok(&["forget", ana_id, "--yes"]);
+    let status = ana.ok(&["team", "status", "--json"]).json();
+    assert_eq!(status["to_retract"].as_u64(), Some(1), "{status:#}");
+    let push = ana.ok(&["team", "push", "--json"]).json();
+    assert_eq!(push["retracted"].as_u64(), Some(1), "{push:#}");
+    assert_eq!(
+        count(&server, "team", "SELECT count(*) FROM deja.messages"),
+        0
+    );
+    assert_eq!(
+        count(
+            &server,
+            "team",
+            "SELECT count(*) FROM deja.sessions WHERE forgotten_at IS NOT NULL AND title IS NULL"
+        ),
+        1
+    );
+    let pulled = ben.ok(&["team", "pull", "--json"]).json();
+    assert_eq!(pulled["removed"].as_u64(), Some(1), "{pulled:#}");
+    let gone = ben.run(&["recall", "--no-refresh", "--json", "tenant predicate"]);
+    assert!(!gone.stdout.contains(ana_id.as_str()), "{}", gone.stdout);
+    assert_eq!(ben.run(&["show", ana_id]).code, 2);
+    // No text of it is left in ben's store either.
+    let db = std::fs::read(ben.database()).unwrap();
+    assert!(
+        !db.windows(16).any(|w| w == b"tenant predicate"),
+        "text left in the store file"
+    );
+}
+
+#[test]
+fn four_machines_pushing_at_once_lose_nothing() {
+    let server = server();
+    let names = ["ana", "ben", "cat", "dan"];
+    let machines: Vec<Sandbox> = names
+        .iter()
+        .map(|u| machine(&server, u, "box", &history(&format!("{u} ledger"), 60, 6)))
+        .collect();
+    for m in &machines {
+        m.index();
+    }
+    // The first run creates the schema; all four race for it too.
+    let children: Vec<Child> = machines
+        .iter()
+        .map(|m| {
+            m.command()
+                .args(["team", "push", "--json"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(
+        count(&server, "team", "SELECT count(*) FROM deja.sessions"),
+        240
+    );
+    assert_eq!(
+        count(&server, "team", "SELECT count(*) FROM deja.messages"),
+        240 * 6
+    );
+    assert_eq!(
+        count(
+            &server,
+            "team",
+            "SELECT count(DISTINCT origin) FROM deja.sessions"
+        ),
+        4
+    );
+    // And again at once, with every machine's sessions changed: still no loss, no duplicate.
+    for (m, u) in machines.iter().zip(names) {
+        m.write(
+            "work/billing/.aider.chat.history.md",
+            history(&format!("{u} ledger"), 60, 8),
+        );
+        m.index();
+    }
+    let children: Vec<Child> = machines
+        .iter()
+        .map(|m| {
+            m.command()
+                .args(["team", "push"])
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(
+        count(&server, "team", "SELECT count(*) FROM deja.messages"),
+        240 * 8
+    );
+    let eve = machine(&server, "eve", "spare", "");
+    eve.index();
+    let pulled = eve.ok(&["team", "pull", "--json"]).json();
+    assert_eq!(
+        (pulled["added"].as_u64(), pulled["messages"].as_u64()),
+        (Some(240), Some(240 * 8)),
+        "{pulled:#}"
+    );
+    assert_eq!(
+        eve.ok(&["sessions", "--origin", "cat@box", "--json"])
+            .json()["sessions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        60
+    );
+}
+
+/// Holds an uncommitted insert of session `id`'s key as the team store's
+/// owner, so that a push reaching that session waits there (with the
+/// sessions before it committed).
+struct Blocker {
+    child: Child,
+}
+
+impl Blocker {
+    fn hold(server: &ScratchServer, origin: &str, id: &str) -> Blocker {
+        let mut child = std::process::Command::new("psql")
+            .arg("-h")
+            .arg(server.socket_dir())
+            .args([
+                "-p",
+                &server.port().to_string(),
+                "-U",
+                ADMIN,
+                "-d",
+                "team",
+                "-X",
+                "-q",
+                "-v",
+                "ON_ERROR_STOP=1",
+            ])
+            .env("PGPASSWORD", ADMIN_PASSWORD)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.as_mut().unwrap();
+        writeln!(
+            stdin,
+            "BEGIN; INSERT INTO deja.sessions (origin, harness, session_id, native_id, started_at, updated_at, precedence, message_count, content_hash, pushed_at) VALUES ('{origin}', 'aider', '{id}', 'x', 0, 0, 0, 0, 'x', 0);"
+        )
+        .unwrap();
+        stdin.flush().unwrap();
+        Blocker { child }
+    }
+
+    fn release(mut self) {
+        if let Some(stdin) = self.child.stdin.as_mut() {
+            let _ = writeln!(stdin, "ROLLBACK;");
+        }
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits until `sql` counts at least `n`.
+fn wait_for(server: &ScratchServer, sql: &str, n: i64) -> i64 {
+    for _ in 0..600 {
+        let c = count(server, "team", sql);
+        if c >= n {
+            return c;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("`{sql}` never reached {n}");
+}
+
+/// Waits until a push blocks on the held key (a lock wait shows in pg_stat_activity).
+fn wait_for_block(server: &ScratchServer) {
+    wait_for(
+        server,
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = 'deja'",
+        1,
+    );
+}
+
+/// A machine with 300 shared sessions (three transactions' worth), indexed,
+/// and the id of its 250th session in push order.
+fn big_machine(server: &ScratchServer, db: &str) -> (Sandbox, String) {
+    let m = machine_in(server, db, "ana", "laptop", &history("ledger", 300, 10));
+    m.index();
+    let list = m.ok(&["sessions", "--project", "billing", "--json"]).json();
+    let all = ids(&list, "sessions");
+    assert_eq!(all.len(), 300);
+    (m, all[250].clone())
+}
+
+/// What a clean push of `m`'s sessions puts in a fresh team store.
+fn clean_push(server: &ScratchServer, m: &Sandbox) -> String {
+    server.psql("postgres", "CREATE DATABASE clean").unwrap();
+    server
+        .psql("clean", "CREATE SCHEMA deja AUTHORIZATION deja_team")
+        .unwrap();
+    server
+        .psql("postgres", "GRANT CONNECT ON DATABASE clean TO deja_team")
+        .unwrap();
+    let config = std::fs::read_to_string(m.config_path()).unwrap();
+    configure(
+        m,
+        server,
+        "clean",
+        "ana",
+        "laptop",
+        "[embed]\nenabled = false\n",
+    );
+    m.ok(&["team", "push"]);
+    m.config(&config);
+    team_dump(server, "clean")
+}
+
+#[test]
+fn a_push_killed_half_way_is_finished_by_the_next_with_a_clean_result() {
+    let server = server();
+    let (ana, blocked) = big_machine(&server, "team");
+    ana.ok(&["team", "status"]); // creates the schema
+    let blocker = Blocker::hold(&server, "ana@laptop", &blocked);
+    let mut push = ana
+        .command()
+        .args(["team", "push"])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_block(&server);
+    let partial = count(
+        &server,
+        "team",
+        "SELECT count(*) FROM deja.sessions WHERE origin = 'ana@laptop'",
+    );
+    assert!(
+        partial > 0 && partial < 300,
+        "{partial} sessions before the kill"
+    );
+    // SAFETY-free: a plain SIGKILL to the child.
+    std::process::Command::new("kill")
+        .args(["-9", &push.id().to_string()])
+        .status()
+        .unwrap();
+    push.wait().unwrap();
+    blocker.release();
+    let out = ana.ok(&["team", "push", "--json"]).json();
+    assert_eq!(out["pushed"].as_i64(), Some(300 - partial), "{out:#}");
+    assert_eq!(team_dump(&server, "team"), clean_push(&server, &ana));
+}
+
+#[test]
+fn a_push_cut_by_a_server_restart_is_finished_by_the_next_with_a_clean_result() {
+    let server = server();
+    let (ana, blocked) = big_machine(&server, "team");
+    ana.ok(&["team", "status"]);
+    let blocker = Blocker::hold(&server, "ana@laptop", &blocked);
+    let push = ana
+        .command()
+        .args(["team", "push"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_block(&server);
+    server.restart().unwrap();
+    let out = push.wait_with_output().unwrap();
+    blocker.release();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("error: team store ana@"), "{stderr}");
+    let partial = count(
+        &server,
+        "team",
+        "SELECT count(*) FROM deja.sessions WHERE origin = 'ana@laptop'",
+    );
+    assert!(partial > 0 && partial < 300, "{partial}");
+    ana.ok(&["team", "push"]);
+    assert_eq!(team_dump(&server, "team"), clean_push(&server, &ana));
+}
+
+#[test]
+fn a_wrong_password_a_down_server_and_a_newer_schema_change_nothing_here() {
+    let mut server = server();
+    let mut ana = machine(&server, "ana", "laptop", &history("ledger", 3, 2));
+    ana.index();
+    ana.ok(&["team", "push"]);
+    let mut ben = machine(&server, "ben", "desk", "");
+    ben.index();
+    let before = ben.dump();
+    let team_before = team_dump(&server, "team");
+
+    let one_error = |out: &crate::common::Output, needle: &str| {
+        assert_eq!(out.code, 2, "{}", out.stderr);
+        assert!(out.stderr.contains(needle), "{needle}: {}", out.stderr);
+        assert_eq!(out.stderr.matches("error:").count(), 1, "{}", out.stderr);
+        assert!(out.stdout.is_empty(), "{}", out.stdout);
+    };
+
+    ben.env("DEJA_TEAM_PASSWORD", "wrong");
+    for cmd in [
+        &["team", "pull"][..],
+        &["team", "push"],
+        &["team", "status"],
+    ] {
+        let out = ben.run(cmd);
+        one_error(&out, "password authentication failed for user \"ben\"");
+        assert!(
+            out.stderr.contains("hint: check $DEJA_TEAM_PASSWORD"),
+            "{}",
+            out.stderr
+        );
+    }
+    assert_eq!(ben.dump(), before);
+    ben.env("DEJA_TEAM_PASSWORD", PASSWORD);
+
+    server.stop().unwrap();
+    for cmd in [
+        &["team", "pull"][..],
+        &["team", "push"],
+        &["team", "status"],
+    ] {
+        let out = ben.run(cmd);
+        one_error(&out, "cannot connect to the team store ben@");
+        assert!(
+            out.stderr.contains("hint: is the server running"),
+            "{}",
+            out.stderr
+        );
+    }
+    assert_eq!(ben.dump(), before);
+    server.start_again().unwrap();
+
+    server
+        .psql(
+            "team",
+            "UPDATE deja.meta SET value = '99' WHERE key = 'schema_version'",
+        )
+        .unwrap();
+    for cmd in [
+        &["team", "pull"][..],
+        &["team", "push"],
+        &["team", "status"],
+    ] {
+        let out = ben.run(cmd);
+        one_error(
+            &out,
+            "has schema version 99; this deja knows versions up to 1",
+        );
+    }
+    assert_eq!(ben.dump(), before);
+    assert_eq!(team_dump(&server, "team"), team_before);
+    server
+        .psql(
+            "team",
+            "UPDATE deja.meta SET value = '1' WHERE key = 'schema_version'",
+        )
+        .unwrap();
+
+    // Redaction off: push refuses unless forced.
+    let config = std::fs::read_to_string(ana.config_path()).unwrap();
+    ana.config(&format!("[redact]\nenabled = false\n{config}"));
+    let out = ana.run(&["team", "push"]);
+    one_error(&out, "redaction is off");
+    ana.ok(&["team", "push", "--force"]);
+
+    // Passwords never sit where others can read them.
+    ana.config(&config.replace("postgres://ana@", &format!("postgres://ana:{PASSWORD}@")));
+    crate::common::set_mode(&ana.config_path(), 0o644);
+    let out = ana.run(&["team", "status"]);
+    one_error(&out, "holds a password, and others can read that file");
+    crate::common::set_mode(&ana.config_path(), 0o600);
+    ana.env("DEJA_TEAM_PASSWORD", "");
+    ana.ok(&["team", "status"]);
+    let shown = ana.ok(&["config"]).stdout;
+    assert!(
+        shown.contains("ana:***@") && !shown.contains(PASSWORD),
+        "{shown}"
+    );
+    let file = ana.write("pw", format!("{PASSWORD}\n"));
+    crate::common::set_mode(&file, 0o644);
+    ana.config(&format!("{config}password_file = \"~/pw\"\n"));
+    let out = ana.run(&["team", "status"]);
+    one_error(&out, "others can read it (mode 644)");
+    crate::common::set_mode(&file, 0o600);
+    ana.ok(&["team", "status"]);
+}

@@ -15,6 +15,7 @@ mod refresh;
 mod report;
 mod scale;
 mod sweep;
+mod team;
 mod throughput;
 
 use std::path::PathBuf;
@@ -154,6 +155,15 @@ enum Cmd {
         #[arg(long, default_value = "")]
         config: String,
     },
+    /// Team memory: push and pull throughput against a scratch PostgreSQL server.
+    Team {
+        /// Corpus sizes in messages.
+        #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
+        sizes: Vec<usize>,
+        /// Sizes at which the pull with embedding is measured too.
+        #[arg(long, value_delimiter = ',', default_value = "10000")]
+        embed_sizes: Vec<usize>,
+    },
     /// The cost of recall's freshness pass (`recall.refresh`) at each size.
     Refresh {
         /// Corpus sizes in messages (embeddings off).
@@ -271,6 +281,16 @@ fn main() -> Result<()> {
             print!("{}", report::scale_table(std::slice::from_ref(&s)));
         }
         Cmd::Mcp { home, rounds } => print!("{}", mcp::measure(&deja, home, *rounds)?),
+        Cmd::Team { sizes, embed_sizes } => {
+            let server = team::server()?;
+            let mut rows = Vec::new();
+            for &n in sizes {
+                eprintln!("deja-bench: team push and pull at {n} messages");
+                rows.push(team::run(&deja, &server, n, embed_sizes.contains(&n))?);
+                print!("{}", team::table(&rows[rows.len() - 1..]));
+            }
+            println!("\n{}", team::table(&rows));
+        }
         Cmd::Refresh { sizes, runs } => {
             let mut rows = Vec::new();
             for &n in sizes {

@@ -73,13 +73,14 @@ fn the_python_sdk_recalls_pages_and_gets_clear_errors() {
 }
 
 /// A server child speaking raw JSON-RPC lines.
-struct Raw {
+/// A raw JSON-RPC client of `deja mcp`.
+pub(crate) struct Raw {
     child: std::process::Child,
     out: BufReader<std::process::ChildStdout>,
 }
 
 impl Raw {
-    fn start(sb: &Sandbox) -> Raw {
+    pub(crate) fn start(sb: &Sandbox) -> Raw {
         let mut child = sb
             .command()
             .arg("mcp")
@@ -92,7 +93,7 @@ impl Raw {
         Raw { child, out }
     }
 
-    fn send(&mut self, line: &str) {
+    pub(crate) fn send(&mut self, line: &str) {
         let stdin = self.child.stdin.as_mut().unwrap();
         stdin.write_all(line.as_bytes()).unwrap();
         stdin.write_all(b"\n").unwrap();
@@ -100,14 +101,14 @@ impl Raw {
     }
 
     /// The next line the server writes, as JSON (every stdout line must be).
-    fn receive(&mut self) -> serde_json::Value {
+    pub(crate) fn receive(&mut self) -> serde_json::Value {
         let mut line = String::new();
         self.out.read_line(&mut line).unwrap();
         serde_json::from_str(&line)
             .unwrap_or_else(|e| panic!("stdout line is not JSON-RPC ({e}): {line:?}"))
     }
 
-    fn initialize(&mut self) {
+    pub(crate) fn initialize(&mut self) {
         self.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#);
         let init = self.receive();
         assert_eq!(init["id"], 1, "{init}");
@@ -120,7 +121,7 @@ impl Raw {
     }
 
     /// Closes stdin and waits (bounded) for the exit status.
-    fn finish(mut self) -> (std::process::ExitStatus, String) {
+    pub(crate) fn finish(mut self) -> (std::process::ExitStatus, String) {
         drop(self.child.stdin.take());
         let started = Instant::now();
         loop {

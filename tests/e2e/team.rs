@@ -91,7 +91,7 @@ fn configure(
     extra: &str,
 ) {
     sb.config(&format!(
-        "{extra}\n[team]\nurl = \"{}\"\nname = \"{user}@{machine}\"\nshare = [\"billing\"]\ntls = \"disable\"\n",
+        "{extra}\n[team]\nurl = \"{}\"\nname = \"{user}@{machine}\"\nshare = [\"billing\"]\n",
         server.url(user, db)
     ));
 }
@@ -226,7 +226,7 @@ fn a_pushed_session_is_recalled_elsewhere_and_leaves_with_its_tombstone() {
     assert_eq!(semantic["hits"][0]["origin"], "ana@laptop");
     // Filterable by origin.
     let theirs = ben.ok(&["sessions", "--origin", "ana", "--json"]).json();
-    assert_eq!(ids(&theirs, "sessions"), [ana_id.clone()]);
+    assert_eq!(ids(&theirs, "sessions"), std::slice::from_ref(ana_id));
     assert_eq!(theirs["sessions"][0]["origin"], "ana@laptop");
     let mine = ben.ok(&["sessions", "--mine", "--json"]).json();
     assert!(!ids(&mine, "sessions").contains(ana_id), "{mine:#}");
@@ -246,6 +246,34 @@ fn a_pushed_session_is_recalled_elsewhere_and_leaves_with_its_tombstone() {
         "{}",
         unknown.stderr
     );
+    // The MCP tools show and filter it too.
+    let mut mcp = crate::mcp::Raw::start(&ben);
+    mcp.initialize();
+    for (id, origin, found) in [
+        (2, "ana@laptop", true),
+        (3, "mine", false),
+        (4, "ana", true),
+    ] {
+        mcp.send(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"recall","arguments":{{"query":"tenant predicate","origin":"{origin}"}}}}}}"#));
+        let answer = mcp.receive();
+        let hits = answer["result"]["structuredContent"]["hits"]
+            .as_array()
+            .unwrap()
+            .clone();
+        let ours = hits
+            .iter()
+            .any(|h| h["session_id"] == ana_id.as_str() && h["origin"] == "ana@laptop");
+        assert_eq!(ours, found, "{origin}: {answer:#}");
+        if found {
+            let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+            assert!(text.contains("from ana@laptop"), "{text}");
+        }
+    }
+    mcp.send(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"sessions","arguments":{"origin":"ana@laptop"}}}"#);
+    let answer = mcp.receive();
+    assert!(answer.to_string().contains(ana_id.as_str()), "{answer:#}");
+    let (status, stderr) = mcp.finish();
+    assert!(status.success(), "{stderr}");
     // show says where it comes from; resume says plainly it is elsewhere.
     let shown = ben.ok(&["show", ana_id]).stdout;
     assert!(
@@ -273,7 +301,7 @@ fn a_pushed_session_is_recalled_elsewhere_and_leaves_with_its_tombstone() {
                 .json(),
             "sessions"
         ),
-        [ana_id.clone()]
+        std::slice::from_ref(ana_id)
     );
 
     let status = ben.ok(&["team", "status", "--json"]).json();
@@ -413,6 +441,12 @@ fn four_machines_pushing_at_once_lose_nothing() {
             .len(),
         60
     );
+    // A pulled session eve forgets stays forgotten at her next pull.
+    let cats = ids(&eve.ok(&["sessions", "--origin", "cat@box", "--json"]).json(), "sessions");
+    eve.ok(&["forget", &cats[0], "--yes"]);
+    let again = eve.ok(&["team", "pull", "--json"]).json();
+    assert_eq!((again["added"].as_u64(), again["forgotten_here"].as_u64()), (Some(0), Some(1)), "{again:#}");
+    assert_eq!(eve.run(&["show", &cats[0]]).code, 2);
 }
 
 /// Holds an uncommitted insert of session `id`'s key as the team store's
@@ -687,4 +721,56 @@ fn a_wrong_password_a_down_server_and_a_newer_schema_change_nothing_here() {
     one_error(&out, "others can read it (mode 644)");
     crate::common::set_mode(&file, 0o600);
     ana.ok(&["team", "status"]);
+}
+
+#[test]
+fn tls_is_used_and_verified_when_required() {
+    let server = server();
+    let ca = server.enable_tls().unwrap();
+    let ana = machine(&server, "ana", "laptop", &history("ledger", 2, 2));
+    ana.index();
+    let with = |tls: &str, url: &str, ca_file: Option<&std::path::Path>| {
+        let ca_line = ca_file
+            .map(|p| format!("ca_file = \"{}\"\n", p.display()))
+            .unwrap_or_default();
+        ana.config(&format!(
+            "[embed]\nenabled = false\n[team]\nurl = \"{url}\"\nname = \"ana@laptop\"\nshare = [\"billing\"]\ntls = \"{tls}\"\n{ca_line}"
+        ));
+    };
+    let tcp = server.tcp_url("ana", "team");
+    // The server takes TCP connections with TLS only (hostssl): this push proves TLS was used.
+    with("require", &tcp, Some(&ca));
+    let out = ana.ok(&["team", "push", "--json"]).json();
+    assert_eq!(out["pushed"].as_u64(), Some(2), "{out:#}");
+    with("prefer", &tcp, Some(&ca));
+    ana.ok(&["team", "status"]);
+    // Without the authority, the server's certificate is not trusted.
+    with("require", &tcp, None);
+    let out = ana.run(&["team", "status"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("cannot connect to the team store ana@localhost"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.to_lowercase().contains("certificate"),
+        "{}",
+        out.stderr
+    );
+    // Plain text is refused by this server.
+    with("disable", &tcp, None);
+    let out = ana.run(&["team", "status"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("no encryption"), "{}", out.stderr);
+    // A server that offers no TLS (a Unix socket) is refused when TLS is required.
+    with("require", &server.url("ana", "team"), Some(&ca));
+    let out = ana.run(&["team", "status"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("cannot connect to the team store"),
+        "{}",
+        out.stderr
+    );
 }

@@ -178,11 +178,14 @@ ALTER TABLE tombstones ADD COLUMN source_path TEXT;
     // 5: team memory. A session pulled from the team store names who and
     //    which machine published it (`origin`, NULL for this machine's own
     //    sessions) and the team content hash it was pulled at, so that the
-    //    next pull fetches only what changed.
+    //    next pull fetches only what changed. And an index on the project id,
+    //    which a session without a project directory looks its directory up
+    //    by (it was a scan per such session).
     r#"
 ALTER TABLE sessions ADD COLUMN origin TEXT;
 ALTER TABLE sessions ADD COLUMN origin_hash TEXT;
 CREATE INDEX sessions_origin ON sessions (origin);
+CREATE INDEX sessions_project_id ON sessions (project_id, harness);
 "#,
 ];
 

@@ -204,6 +204,12 @@ impl ScratchServer {
     /// `deja_team` group owning schema `deja`, and one login role per name in
     /// `members`, each with `password`, none a superuser.
     pub fn create_team(&self, database: &str, members: &[&str], password: &str) -> io::Result<()> {
+        self.create_roles(members, password)?;
+        self.create_database(database)
+    }
+
+    /// The `deja_team` group and one login role per name in `members`.
+    pub fn create_roles(&self, members: &[&str], password: &str) -> io::Result<()> {
         self.psql("postgres", "CREATE ROLE deja_team NOLOGIN")?;
         for m in members {
             self.psql(
@@ -211,6 +217,12 @@ impl ScratchServer {
                 &format!("CREATE ROLE {m} LOGIN PASSWORD '{password}' IN ROLE deja_team"),
             )?;
         }
+        Ok(())
+    }
+
+    /// A database the `deja_team` group may connect to, whose schema `deja`
+    /// it owns (and where it may create nothing else).
+    pub fn create_database(&self, database: &str) -> io::Result<()> {
         self.psql("postgres", &format!("CREATE DATABASE {database}"))?;
         self.psql(
             "postgres",
@@ -221,6 +233,117 @@ impl ScratchServer {
             "REVOKE CREATE ON SCHEMA public FROM PUBLIC; CREATE SCHEMA deja AUTHORIZATION deja_team",
         )?;
         Ok(())
+    }
+
+    /// Turns on TLS over TCP: a certificate authority and a server
+    /// certificate for `localhost` and 127.0.0.1 made with the `openssl`
+    /// command, the server listening on 127.0.0.1 at [`ScratchServer::port`]
+    /// and accepting TCP connections with TLS only (`hostssl`). Returns the
+    /// authority's certificate (PEM).
+    pub fn enable_tls(&self) -> io::Result<PathBuf> {
+        let dir = self.root.join("tls");
+        std::fs::create_dir_all(&dir)?;
+        let openssl = |args: &[&str]| -> io::Result<()> {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(&dir)
+                .output()?;
+            if out.status.success() {
+                Ok(())
+            } else {
+                Err(fail(&format!("openssl {}", args.join(" ")), &out))
+            }
+        };
+        openssl(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.crt",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=deja scratch CA",
+        ])?;
+        openssl(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=localhost",
+        ])?;
+        std::fs::write(
+            dir.join("ext"),
+            "subjectAltName=DNS:localhost,IP:127.0.0.1\n",
+        )?;
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.crt",
+            "-days",
+            "2",
+            "-extfile",
+            "ext",
+        ])?;
+        if let Some(user) = &self.run_as {
+            let out = Command::new("chown")
+                .args(["-R", user])
+                .arg(&dir)
+                .output()?;
+            if !out.status.success() {
+                return Err(fail("chown", &out));
+            }
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(
+                dir.join("server.key"),
+                std::fs::Permissions::from_mode(0o600),
+            )?;
+        }
+        let data = self.root.join("data");
+        let mut conf = std::fs::read_to_string(data.join("postgresql.conf"))?;
+        conf.push_str(&format!(
+            "ssl = on\nssl_cert_file = '{}'\nssl_key_file = '{}'\nlisten_addresses = '127.0.0.1'\n",
+            dir.join("server.crt").display(),
+            dir.join("server.key").display()
+        ));
+        std::fs::write(data.join("postgresql.conf"), conf)?;
+        let hba = std::fs::read_to_string(data.join("pg_hba.conf"))?;
+        let hba: String = hba
+            .lines()
+            .map(|l| match l.strip_prefix("host ") {
+                Some(rest) => format!("hostssl {rest}\n"),
+                None => format!("{l}\n"),
+            })
+            .collect();
+        std::fs::write(data.join("pg_hba.conf"), hba)?;
+        self.restart()?;
+        Ok(dir.join("ca.crt"))
+    }
+
+    /// A `postgres://` URL for `user` and `database` over TCP to `localhost`
+    /// (after [`ScratchServer::enable_tls`]).
+    pub fn tcp_url(&self, user: &str, database: &str) -> String {
+        format!("postgres://{user}@localhost:{}/{database}", self.port)
     }
 
     /// Restarts the server (fast shutdown: open connections are cut).

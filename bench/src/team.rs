@@ -1,0 +1,160 @@
+//! Team memory's throughput against a real PostgreSQL server (a durable
+//! throwaway cluster on a Unix socket, fsync on): `deja team push` of a
+//! generated corpus into an empty team store, a second push with nothing
+//! changed, and `deja team pull` into an empty home, without the embedding
+//! pass (`--no-embed`) and, where asked, with it. Messages per second count
+//! the messages each command reports it moved.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use crate::env::BenchEnv;
+use crate::generate;
+use deja_team::scratch::ScratchServer;
+
+const PASSWORD: &str = "bench";
+
+/// Figures at one size.
+#[derive(Debug, Clone)]
+pub struct TeamCost {
+    /// Messages pushed (and pulled).
+    pub messages: u64,
+    /// Sessions pushed.
+    pub sessions: u64,
+    /// First push, seconds.
+    pub push_s: f64,
+    /// A push with nothing changed, seconds.
+    pub noop_push_s: f64,
+    /// Pull into an empty home without embedding, seconds.
+    pub pull_s: f64,
+    /// Pull with embedding into another empty home, seconds (when measured).
+    pub pull_embed_s: Option<f64>,
+}
+
+fn json_of(env: &BenchEnv, args: &[&str]) -> Result<(serde_json::Value, f64)> {
+    let started = Instant::now();
+    let out = env.command().args(args).output()?;
+    let secs = started.elapsed().as_secs_f64();
+    if !out.status.success() {
+        bail!(
+            "deja {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let v = serde_json::from_slice(&out.stdout).context("deja printed no JSON")?;
+    Ok((v, secs))
+}
+
+/// Every project of the indexed sessions, as `team.share` names them.
+fn projects(env: &BenchEnv) -> Result<Vec<String>> {
+    let (list, _) = json_of(env, &["sessions", "--json"])?;
+    let mut out: Vec<String> = list["sessions"]
+        .as_array()
+        .map(|a| a.as_slice())
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|s| {
+            let p = &s["project"];
+            p["dir"].as_str().or(p["id"].as_str()).map(str::to_string)
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn team_config(
+    server: &ScratchServer,
+    db: &str,
+    user: &str,
+    share: &[String],
+    embed: bool,
+) -> String {
+    format!(
+        "enabled = {embed}\n[team]\nurl = \"{}\"\nname = \"{user}@bench\"\ntls = \"disable\"\nshare = {share:?}\n",
+        server.url(user, db)
+    )
+}
+
+/// Measures at `messages`; the pull with embeddings only when `embed`.
+pub fn run(deja: &Path, server: &ScratchServer, messages: usize, embed: bool) -> Result<TeamCost> {
+    let db = format!("team_{messages}");
+    server.create_database(&db)?;
+
+    let mut a = BenchEnv::new(deja, "enabled = false\n")?;
+    generate::corpus(&a.home, messages, 42 + messages as u64)?;
+    a.set("GEMINI_CLI_HOME", a.home.clone());
+    a.set("DEJA_TEAM_PASSWORD", PASSWORD);
+    a.run(&["index"])?;
+    let share = projects(&a)?;
+    a.configure(&team_config(server, &db, "ana", &share, false))?;
+    let (first, push_s) = json_of(&a, &["team", "push", "--json"])?;
+    let (_, noop_push_s) = json_of(&a, &["team", "push", "--json"])?;
+    let pushed = first["messages"].as_u64().unwrap_or(0);
+    let sessions = first["pushed"].as_u64().unwrap_or(0);
+
+    let mut b = BenchEnv::new(deja, "")?;
+    b.set("DEJA_TEAM_PASSWORD", PASSWORD);
+    b.configure(&team_config(server, &db, "ben", &[], false))?;
+    let (pulled, pull_s) = json_of(&b, &["team", "pull", "--no-embed", "--json"])?;
+    if pulled["messages"].as_u64() != Some(pushed) {
+        bail!("pulled {} messages of {pushed}", pulled["messages"]);
+    }
+    let pull_embed_s = if embed {
+        let mut c = BenchEnv::new(deja, "")?;
+        c.set("DEJA_TEAM_PASSWORD", PASSWORD);
+        c.configure(&team_config(server, &db, "cat", &[], true))?;
+        let (got, secs) = json_of(&c, &["team", "pull", "--json"])?;
+        if got["embedded_messages"].as_u64() != Some(pushed) {
+            bail!("embedded {} messages of {pushed}", got["embedded_messages"]);
+        }
+        Some(secs)
+    } else {
+        None
+    };
+    Ok(TeamCost {
+        messages: pushed,
+        sessions,
+        push_s,
+        noop_push_s,
+        pull_s,
+        pull_embed_s,
+    })
+}
+
+/// A durable scratch server with the team roles.
+pub fn server() -> Result<ScratchServer> {
+    let server = ScratchServer::start(true)?;
+    server.create_roles(&["ana", "ben", "cat"], PASSWORD)?;
+    Ok(server)
+}
+
+/// The Markdown table.
+pub fn table(rows: &[TeamCost]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from(
+        "| messages | sessions | push s (msg/s) | push, nothing changed, s | pull without embedding s (msg/s) | pull with embedding s (msg/s) |\n|---|---|---|---|---|---|\n",
+    );
+    let rate = |n: u64, secs: f64| n as f64 / secs.max(1e-9);
+    for r in rows {
+        let embed = match r.pull_embed_s {
+            Some(t) => format!("{t:.1} ({:.0})", rate(r.messages, t)),
+            None => "not measured".to_string(),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.1} ({:.0}) | {:.2} | {:.1} ({:.0}) | {embed} |",
+            r.messages,
+            r.sessions,
+            r.push_s,
+            rate(r.messages, r.push_s),
+            r.noop_push_s,
+            r.pull_s,
+            rate(r.messages, r.pull_s),
+        );
+    }
+    s
+}

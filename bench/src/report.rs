@@ -352,5 +352,22 @@ pub fn all(
         corpus.index_cost.wall.as_secs_f64(),
         crate::real::tables(&real, per_session)
     ));
+    drop(corpus);
+
+    eprintln!("deja-bench: team memory");
+    let server = crate::team::server()?;
+    let (team_sizes, embed_at): (&[usize], usize) = if smoke {
+        (&[300], 300)
+    } else {
+        (&[10_000, 100_000], 10_000)
+    };
+    let mut rows = Vec::new();
+    for &n in team_sizes {
+        rows.push(crate::team::run(deja, &server, n, n == embed_at)?);
+    }
+    emit(&format!(
+        "\n### Team memory (push and pull through a scratch PostgreSQL server)\n\n{}",
+        crate::team::table(&rows)
+    ));
     Ok(())
 }

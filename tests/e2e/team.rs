@@ -442,11 +442,32 @@ fn four_machines_pushing_at_once_lose_nothing() {
         60
     );
     // A pulled session eve forgets stays forgotten at her next pull.
-    let cats = ids(&eve.ok(&["sessions", "--origin", "cat@box", "--json"]).json(), "sessions");
+    let cats = ids(
+        &eve.ok(&["sessions", "--origin", "cat@box", "--json"])
+            .json(),
+        "sessions",
+    );
     eve.ok(&["forget", &cats[0], "--yes"]);
     let again = eve.ok(&["team", "pull", "--json"]).json();
-    assert_eq!((again["added"].as_u64(), again["forgotten_here"].as_u64()), (Some(0), Some(1)), "{again:#}");
+    assert_eq!(
+        (again["added"].as_u64(), again["forgotten_here"].as_u64()),
+        (Some(0), Some(1)),
+        "{again:#}"
+    );
     assert_eq!(eve.run(&["show", &cats[0]]).code, 2);
+    // Lifting the tombstone lets the next pull bring it back.
+    let undo = eve.ok(&["forget", "--undo", &cats[0]]);
+    assert!(
+        undo.stderr.contains("next `deja team pull`"),
+        "{}",
+        undo.stderr
+    );
+    let back = eve.ok(&["team", "pull", "--json"]).json();
+    assert_eq!(back["added"].as_u64(), Some(1), "{back:#}");
+    assert_eq!(
+        eve.ok(&["show", &cats[0], "--json"]).json()["origin"],
+        "cat@box"
+    );
 }
 
 /// Holds an uncommitted insert of session `id`'s key as the team store's

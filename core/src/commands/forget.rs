@@ -276,7 +276,7 @@ fn undo(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
             (None, _) => {
                 returning += 1;
                 format!(
-                    "`{}` ({}) is no longer forgotten; no transcript was recorded for it, so the next `deja index` reads every {} transcript again and brings it back if one still holds it",
+                    "`{}` ({}) is no longer forgotten; no transcript was recorded for it, so the next `deja index` reads every {} transcript again and brings it back if one still holds it (a session pulled from the team store comes back with the next `deja team pull`)",
                     t.id, t.harness, t.harness
                 )
             }

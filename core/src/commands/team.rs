@@ -78,11 +78,13 @@ fn connect(settings: &Settings) -> Result<Team> {
     Ok(deja_team::connect(settings)?)
 }
 
-/// Reports progress on stderr every tenth of the work (terminal or not).
+/// Reports progress on stderr every tenth of the work, on a terminal.
 fn progress(verb: &'static str) -> impl FnMut(usize, usize) {
+    use std::io::IsTerminal;
+    let terminal = std::io::stderr().is_terminal();
     let mut last = 0;
     move |done, total| {
-        if total == 0 {
+        if total == 0 || !terminal {
             return;
         }
         let tenth = done * 10 / total;
@@ -203,9 +205,14 @@ fn pull(app: &App, settings: &Settings, no_embed: bool, as_json: bool) -> Result
         return Ok(ExitStatus::Success);
     }
     let mut line = format!(
-        "pulled {} new and {} changed ({}) from {server}; {} removed; {} unchanged",
-        super::plural(report.added, "session", "sessions"),
+        "pulled {} new and {} changed {} ({}) from {server}; {} removed; {} unchanged",
+        report.added,
         report.updated,
+        if report.added + report.updated == 1 {
+            "session"
+        } else {
+            "sessions"
+        },
         super::plural(report.messages, "message", "messages"),
         report.removed,
         report.unchanged
@@ -266,24 +273,24 @@ fn status(app: &App, settings: &Settings, as_json: bool) -> Result<ExitStatus> {
     );
     println!("this machine  {}", st.origin);
     if st.share.is_empty() {
-        println!("shares      nothing (`team.share` is empty)");
+        println!("shares        nothing (`team.share` is empty)");
     } else {
-        println!("shares      {}", st.share.join(", "));
+        println!("shares        {}", st.share.join(", "));
     }
     println!(
-        "push        {} shared here; {} to push, {} to retract",
+        "push          {} shared here; {} to push, {} to retract",
         super::plural(st.shared, "session", "sessions"),
         st.to_push,
         st.to_retract
     );
     println!(
-        "pull        {} pulled here; {} to pull, {} to remove",
+        "pull          {} pulled here; {} to pull, {} to remove",
         super::plural(st.pulled, "session", "sessions"),
         st.to_pull,
         st.to_remove
     );
     if st.publishers.is_empty() {
-        println!("publishers  none yet");
+        println!("publishers    none yet");
     } else {
         println!("publishers");
         for p in &st.publishers {

@@ -78,6 +78,12 @@ pub(crate) fn describe(e: &postgres::Error) -> (String, String) {
             text
         }
     };
+    if cause.contains("password missing") {
+        return (
+            cause,
+            "\nhint: the server asks for a password: set $DEJA_TEAM_PASSWORD or `team.password_file`".to_string(),
+        );
+    }
     let hint = match e.code() {
         Some(c) if *c == SqlState::INVALID_PASSWORD => {
             "\nhint: check $DEJA_TEAM_PASSWORD or the file named by `team.password_file`"

@@ -748,25 +748,25 @@ fn a_wrong_password_a_down_server_and_a_newer_schema_change_nothing_here() {
 fn tls_is_used_and_verified_when_required() {
     let server = server();
     let ca = server.enable_tls().unwrap();
-    let ana = machine(&server, "ana", "laptop", &history("ledger", 2, 2));
+    let mut ana = machine(&server, "ana", "laptop", &history("ledger", 2, 2));
     ana.index();
-    let with = |tls: &str, url: &str, ca_file: Option<&std::path::Path>| {
+    fn tls_config(sb: &Sandbox, tls: &str, url: &str, ca_file: Option<&std::path::Path>) {
         let ca_line = ca_file
             .map(|p| format!("ca_file = \"{}\"\n", p.display()))
             .unwrap_or_default();
-        ana.config(&format!(
+        sb.config(&format!(
             "[embed]\nenabled = false\n[team]\nurl = \"{url}\"\nname = \"ana@laptop\"\nshare = [\"billing\"]\ntls = \"{tls}\"\n{ca_line}"
         ));
-    };
+    }
     let tcp = server.tcp_url("ana", "team");
     // The server takes TCP connections with TLS only (hostssl): this push proves TLS was used.
-    with("require", &tcp, Some(&ca));
+    tls_config(&ana, "require", &tcp, Some(&ca));
     let out = ana.ok(&["team", "push", "--json"]).json();
     assert_eq!(out["pushed"].as_u64(), Some(2), "{out:#}");
-    with("prefer", &tcp, Some(&ca));
+    tls_config(&ana, "prefer", &tcp, Some(&ca));
     ana.ok(&["team", "status"]);
     // Without the authority, the server's certificate is not trusted.
-    with("require", &tcp, None);
+    tls_config(&ana, "require", &tcp, None);
     let out = ana.run(&["team", "status"]);
     assert_eq!(out.code, 2);
     assert!(
@@ -781,12 +781,27 @@ fn tls_is_used_and_verified_when_required() {
         out.stderr
     );
     // Plain text is refused by this server.
-    with("disable", &tcp, None);
+    tls_config(&ana, "disable", &tcp, None);
     let out = ana.run(&["team", "status"]);
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("no encryption"), "{}", out.stderr);
+    // $DEJA_TEAM_URL overrides the file's URL.
+    tls_config(
+        &ana,
+        "require",
+        "postgres://nobody@%2Fnonexistent:1/none",
+        Some(&ca),
+    );
+    assert_eq!(ana.run(&["team", "status"]).code, 2);
+    ana.env("DEJA_TEAM_URL", &tcp);
+    let status = ana.ok(&["team", "status", "--json"]).json();
+    assert_eq!(
+        status["server"],
+        format!("ana@localhost:{}/team", server.port())
+    );
+    ana.env("DEJA_TEAM_URL", "");
     // A server that offers no TLS (a Unix socket) is refused when TLS is required.
-    with("require", &server.url("ana", "team"), Some(&ca));
+    tls_config(&ana, "require", &server.url("ana", "team"), Some(&ca));
     let out = ana.run(&["team", "status"]);
     assert_eq!(out.code, 2);
     assert!(

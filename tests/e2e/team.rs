@@ -304,6 +304,17 @@ fn a_pushed_session_is_recalled_elsewhere_and_leaves_with_its_tombstone() {
         std::slice::from_ref(ana_id)
     );
 
+    // doctor reports the settings without connecting: ben shares a project he has no session of.
+    let doctor = ben.run(&["doctor", "--json"]);
+    let report = doctor.json();
+    assert_eq!(report["team"]["origin"], "ben@desk", "{report:#}");
+    assert_eq!(report["team"]["pulled_sessions"], 1);
+    assert!(
+        report["problems"]
+            .to_string()
+            .contains("`team.share` names `billing`"),
+        "{report:#}"
+    );
     let status = ben.ok(&["team", "status", "--json"]).json();
     assert_eq!(
         (
@@ -740,6 +751,14 @@ fn a_wrong_password_a_down_server_and_a_newer_schema_change_nothing_here() {
     ana.config(&format!("{config}password_file = \"~/pw\"\n"));
     let out = ana.run(&["team", "status"]);
     one_error(&out, "others can read it (mode 644)");
+    let doctor = ana.run(&["doctor", "--json"]).json();
+    assert!(
+        doctor["problems"]
+            .to_string()
+            .contains("others can read it (mode 644)"),
+        "{doctor:#}"
+    );
+    assert_eq!(doctor["team"]["configured"], true);
     crate::common::set_mode(&file, 0o600);
     ana.ok(&["team", "status"]);
 }

@@ -296,6 +296,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
         }
     }
     let wiring = wiring(app, &mut problems);
+    let team = team(app, store.as_ref(), &mut problems);
     let report = out::Doctor {
         config,
         model: model_json,
@@ -309,6 +310,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
             .collect(),
         readers,
         store: store_json,
+        team,
         wiring,
     };
 
@@ -322,6 +324,52 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
     } else {
         ExitStatus::NoResults
     })
+}
+
+/// Team memory's settings, checked without connecting: a URL, password file
+/// or name that `deja team` would refuse, and shared projects that no
+/// indexed session belongs to, are problems.
+fn team(app: &App, store: Option<&Store>, problems: &mut Vec<Problem>) -> out::Team {
+    let env = |k: &str| std::env::var(k).ok();
+    let configured = !app.config.config.team.url.trim().is_empty();
+    let pulled_sessions = store
+        .and_then(|s| s.origin_counts().ok())
+        .map(|c| c.iter().map(|(_, n)| n).sum());
+    let mut team = out::Team {
+        configured,
+        origin: None,
+        pulled_sessions,
+        server: None,
+        share: Vec::new(),
+    };
+    if !configured {
+        return team;
+    }
+    match deja_team::Settings::from_config(&app.config, &env, &app.paths.home) {
+        Ok(settings) => {
+            team.origin = Some(settings.origin.clone());
+            team.server = Some(settings.server());
+            for p in &settings.share {
+                let filter = deja_store::SessionFilter {
+                    project: Some(p.clone()),
+                    origin: Some(deja_store::Origin::Mine),
+                    ..deja_store::SessionFilter::default()
+                };
+                if let Some(Ok(0)) = store.map(|s| s.count_sessions(&filter)) {
+                    problems.push(Problem {
+                        what: format!("`team.share` names `{p}`, which no session of this machine belongs to"),
+                        fix: "check the name against `deja sessions` (a directory or a folder name, as `--project` takes it)".into(),
+                    });
+                }
+            }
+            team.share = settings.share;
+        }
+        Err(e) => problems.push(Problem {
+            what: format!("team memory: {e}"),
+            fix: "fix `[team]` in the config (README, \"Team memory\"); `deja team status` checks the server".into(),
+        }),
+    }
+    team
 }
 
 /// What `deja setup` has wired, per harness, with the command that wires it.
@@ -454,6 +502,21 @@ fn print_text(app: &App, report: &out::Doctor<'_>, problems: &[Problem]) {
     );
     if let Some(rt) = &m.runtime {
         println!("{:<9} {}", s.bold("runtime"), rt.display());
+    }
+    let t = &report.team;
+    match (&t.server, &t.origin) {
+        (Some(server), Some(origin)) => println!(
+            "{:<9} {server} as {origin}; shares {}; {} pulled sessions (`deja team status` checks the server)",
+            s.bold("team"),
+            if t.share.is_empty() {
+                "nothing".to_string()
+            } else {
+                t.share.join(", ")
+            },
+            t.pulled_sessions.unwrap_or(0)
+        ),
+        _ if t.configured => println!("{:<9} configured, with a problem (below)", s.bold("team")),
+        _ => println!("{:<9} not configured", s.bold("team")),
     }
     for w in &report.wiring {
         println!(

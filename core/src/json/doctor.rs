@@ -19,8 +19,25 @@ pub struct Doctor<'a> {
     pub readers: Vec<Reader<'a>>,
     /// The index and its vectors.
     pub store: Store<'a>,
+    /// Team memory's settings (checked without connecting).
+    pub team: Team,
     /// What `deja setup` has wired, per harness.
     pub wiring: Vec<Wiring>,
+}
+
+/// Team memory's settings, as `deja team` would use them.
+#[derive(Debug, Clone, Serialize)]
+pub struct Team {
+    /// Whether a team store is configured (`team.url` or `$DEJA_TEAM_URL`).
+    pub configured: bool,
+    /// This machine's name in the team store, when the settings are usable.
+    pub origin: Option<String>,
+    /// Sessions pulled from the team store into this index.
+    pub pulled_sessions: Option<i64>,
+    /// The team store, without password, when the settings are usable.
+    pub server: Option<String>,
+    /// The projects this machine shares.
+    pub share: Vec<String>,
 }
 
 /// The config file.
@@ -241,6 +258,13 @@ mod tests {
                     path: p.into(),
                 },
             },
+            team: Team {
+                configured: false,
+                origin: None,
+                pulled_sessions: None,
+                server: None,
+                share: Vec::new(),
+            },
             wiring: vec![Wiring {
                 detail: "d".into(),
                 fix: "deja setup aider",
@@ -250,7 +274,11 @@ mod tests {
         };
         assert_eq!(
             keys(&out),
-            ["config", "model", "plugins", "problems", "readers", "store", "wiring"]
+            ["config", "model", "plugins", "problems", "readers", "store", "team", "wiring"]
+        );
+        assert_eq!(
+            keys(&out.team),
+            ["configured", "origin", "pulled_sessions", "server", "share"]
         );
         assert_eq!(keys(&out.config), ["error", "exists", "path"]);
         assert_eq!(

@@ -829,3 +829,112 @@ fn tls_is_used_and_verified_when_required() {
         out.stderr
     );
 }
+
+/// The SQL blocks of the README's stricter set-up, in order.
+fn strict_setup_sql() -> Vec<String> {
+    let readme = std::fs::read_to_string(crate::common::repo().join("README.md")).unwrap();
+    let start = readme
+        .find("### A stricter set-up")
+        .expect("the README's stricter set-up");
+    let section = &readme[start..];
+    let end = section[4..]
+        .find("\n### ")
+        .map(|i| i + 4)
+        .unwrap_or(section.len());
+    section[..end]
+        .split("```sql\n")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_stricter_set_up_lets_members_publish_only_under_their_own_name() {
+    let server = ScratchServer::start(false).unwrap();
+    let blocks = strict_setup_sql();
+    assert_eq!(blocks.len(), 2, "{blocks:?}");
+    let roles = blocks[0]
+        .replace("owner-password", PASSWORD)
+        .replace("choose-one", PASSWORD)
+        .replace("choose-another", PASSWORD);
+    server.psql_script("postgres", &roles).unwrap();
+
+    // Before the owner creates the tables, a member's deja cannot, and says who can.
+    let ana = machine(&server, "ana", "laptop", &history("ledger", 3, 2));
+    ana.index();
+    let out = ana.run(&["team", "push"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("run `deja team status` as that role once"),
+        "{}",
+        out.stderr
+    );
+
+    let mut owner = Sandbox::new();
+    owner.config("[embed]\nenabled = false\n");
+    owner.env("DEJA_TEAM_URL", server.url("deja_owner", "team"));
+    owner.env("DEJA_TEAM_PASSWORD", PASSWORD);
+    owner.ok(&["index"]);
+    owner.ok(&["team", "status"]);
+    server.psql_script("team", &blocks[1]).unwrap();
+
+    ana.ok(&["team", "push"]);
+    assert_eq!(
+        count(&server, "team", "SELECT count(*) FROM deja.sessions"),
+        3
+    );
+    // Ben cannot publish under Ana's name, nor retract her sessions.
+    let ben = machine(&server, "ben", "desk", &history("other ledger", 2, 2));
+    configure(
+        &ben,
+        &server,
+        "team",
+        "ben",
+        "desk",
+        "[embed]\nenabled = false\n",
+    );
+    ben.index();
+    // His own sessions, under his own name, are his to publish.
+    ben.ok(&["team", "push"]);
+    let config = std::fs::read_to_string(ben.config_path()).unwrap();
+    ben.config(&config.replace("name = \"ben@desk\"", "name = \"ana@laptop\""));
+    let out = ben.run(&["team", "push"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("row-level security"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("hint: this team store lets each role publish only under its own name"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(count(&server, "team", "SELECT count(*) FROM deja.sessions WHERE origin = 'ana@laptop' AND forgotten_at IS NULL"), 3);
+    ben.config(&config);
+    // Everyone reads everyone's sessions.
+    let pulled = ben.ok(&["team", "pull", "--json"]).json();
+    assert_eq!(pulled["added"].as_u64(), Some(3), "{pulled:#}");
+    // Members cannot change the tables.
+    let drop = std::process::Command::new("psql")
+        .arg("-h")
+        .arg(server.socket_dir())
+        .args([
+            "-p",
+            &server.port().to_string(),
+            "-U",
+            "ben",
+            "-d",
+            "team",
+            "-X",
+            "-c",
+            "DROP TABLE deja.messages",
+        ])
+        .env("PGPASSWORD", PASSWORD)
+        .output()
+        .unwrap();
+    assert!(!drop.status.success());
+    assert!(
+        String::from_utf8_lossy(&drop.stderr).contains("must be owner"),
+        "{}",
+        String::from_utf8_lossy(&drop.stderr)
+    );
+}

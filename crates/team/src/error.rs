@@ -78,6 +78,12 @@ pub(crate) fn describe(e: &postgres::Error) -> (String, String) {
             text
         }
     };
+    if cause.contains("row-level security") {
+        return (
+            cause,
+            "\nhint: this team store lets each role publish only under its own name: set `team.name` to <your database role>@<machine>".to_string(),
+        );
+    }
     if cause.contains("password missing") {
         return (
             cause,
@@ -92,7 +98,7 @@ pub(crate) fn describe(e: &postgres::Error) -> (String, String) {
             "\nhint: the server does not accept this user from this machine (pg_hba.conf), or a password is needed: $DEJA_TEAM_PASSWORD or `team.password_file`"
         }
         Some(c) if *c == SqlState::INSUFFICIENT_PRIVILEGE => {
-            "\nhint: the team role needs the privileges README's \"Team memory\" lists (it owns the `deja` schema)"
+            "\nhint: the role lacks a privilege the README's \"Team memory\" lists; where members only read and write (the stricter set-up), the schema's owner makes upgrades: run `deja team status` as that role once"
         }
         Some(c) if *c == SqlState::INVALID_CATALOG_NAME => {
             "\nhint: create the database first (README, \"Team memory\")"

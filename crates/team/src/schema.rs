@@ -122,15 +122,32 @@ pub fn prepare(client: &mut Client) -> Result<i64, SchemaError> {
     if found == known {
         return Ok(known);
     }
-    let mut tx = client.transaction()?;
-    // One migrator at a time; the others wait here and then find it done.
-    tx.execute(
-        "SELECT pg_advisory_xact_lock(hashtext('deja team schema'))",
+    // One migrator at a time: the others wait here and then find it done.
+    // The lock is the session's, taken before the transaction starts, so
+    // that the transaction sees the catalog as the previous migrator left it
+    // (a backend refreshes its catalog caches when a transaction starts, not
+    // when an advisory lock it waited for is granted).
+    client.execute("SELECT pg_advisory_lock(hashtext('deja team schema'))", &[])?;
+    let migrated = migrate(client, known);
+    let unlocked = client.execute(
+        "SELECT pg_advisory_unlock(hashtext('deja team schema'))",
         &[],
-    )?;
+    );
+    let version = migrated?;
+    unlocked?;
+    Ok(version)
+}
+
+/// Applies the migrations the store lacks in one transaction (the caller
+/// holds the schema lock).
+fn migrate(client: &mut Client, known: i64) -> Result<i64, SchemaError> {
+    let mut tx = client.transaction()?;
     let found = version(&mut tx)?;
     if found > known {
         return Err(SchemaError::TooNew(found));
+    }
+    if found == known {
+        return Ok(known);
     }
     // Tables belong to the schema's owner (the team's group role, when the
     // connecting role is one of its members), so that every member can use

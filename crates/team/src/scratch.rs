@@ -200,6 +200,36 @@ impl ScratchServer {
         }
     }
 
+    /// Runs a psql script (meta-commands such as `\\c` allowed) as the
+    /// superuser, starting in `database`.
+    pub fn psql_script(&self, database: &str, script: &str) -> io::Result<String> {
+        use std::io::Write as _;
+        let psql = if self.bin.join("psql").is_file() {
+            self.bin.join("psql")
+        } else {
+            PathBuf::from("psql")
+        };
+        let mut child = Command::new(psql)
+            .arg("-h")
+            .arg(&self.root)
+            .args(["-p", &self.port.to_string(), "-U", ADMIN, "-d", database])
+            .args(["-v", "ON_ERROR_STOP=1", "-X", "-q", "-At", "-f", "-"])
+            .env("PGPASSWORD", ADMIN_PASSWORD)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()?;
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin.write_all(script.as_bytes())?;
+        }
+        let out = child.wait_with_output()?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(fail("psql script", &out))
+        }
+    }
+
     /// Creates `database` and the team roles the README describes: a
     /// `deja_team` group owning schema `deja`, and one login role per name in
     /// `members`, each with `password`, none a superuser.

@@ -124,3 +124,47 @@ fn a_pushed_session_is_pulled_elsewhere_and_its_tombstone_follows() {
         "0"
     );
 }
+
+#[test]
+fn machines_connecting_at_once_to_a_new_team_store_migrate_it_once() {
+    let server = ScratchServer::start(false).unwrap();
+    server
+        .create_team(
+            "team",
+            &["ana", "ben", "cat", "dan", "eve", "fay", "gus", "hal"],
+            "pw",
+        )
+        .unwrap();
+    let names = ["ana", "ben", "cat", "dan", "eve", "fay", "gus", "hal"];
+    let all: Vec<Settings> = names
+        .iter()
+        .map(|u| settings(&server, u, &format!("{u}@box"), &[]))
+        .collect();
+    let barrier = std::sync::Barrier::new(all.len());
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = all
+            .iter()
+            .map(|s| {
+                scope.spawn(|| {
+                    barrier.wait();
+                    connect(s)
+                        .map(|t| t.schema_version)
+                        .map_err(|e| e.to_string())
+                })
+            })
+            .collect();
+        for h in handles {
+            assert_eq!(h.join().unwrap(), Ok(deja_team::schema::current_version()));
+        }
+    });
+    assert_eq!(
+        server
+            .psql(
+                "team",
+                "SELECT value FROM deja.meta WHERE key = 'schema_version'"
+            )
+            .unwrap()
+            .trim(),
+        "1"
+    );
+}

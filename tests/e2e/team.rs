@@ -518,6 +518,12 @@ impl Blocker {
         )
         .unwrap();
         stdin.flush().unwrap();
+        // The insert holds its key once psql sits in the open transaction.
+        wait_for(
+            server,
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'psql' AND state = 'idle in transaction'",
+            1,
+        );
         Blocker { child }
     }
 
@@ -936,5 +942,42 @@ fn the_stricter_set_up_lets_members_publish_only_under_their_own_name() {
         String::from_utf8_lossy(&drop.stderr).contains("must be owner"),
         "{}",
         String::from_utf8_lossy(&drop.stderr)
+    );
+}
+
+#[test]
+fn pulled_sessions_are_redacted_by_this_machines_rules_too() {
+    let server = server();
+    let ana = machine(
+        &server,
+        "ana",
+        "laptop",
+        "\n# aider chat started at 2026-03-02 10:00:00\n\n#### the vendor key acme_4242 stopped working  \n\nRotate acme_4242 in the vault.\n",
+    );
+    ana.index();
+    ana.ok(&["team", "push"]);
+    let ben = machine(&server, "ben", "desk", "");
+    configure(
+        &ben,
+        &server,
+        "team",
+        "ben",
+        "desk",
+        "[embed]\nenabled = false\n[redact]\npatterns = [{ name = \"acme-key\", regex = \"acme_[0-9]+\" }]\n",
+    );
+    ben.ok(&["team", "pull"]);
+    let id = ids(
+        &ben.ok(&["sessions", "--origin", "ana", "--json"]).json(),
+        "sessions",
+    );
+    let shown = ben.ok(&["show", &id[0]]).stdout;
+    assert!(
+        shown.contains("[REDACTED:acme-key]") && !shown.contains("acme_4242"),
+        "{shown}"
+    );
+    let db = std::fs::read(ben.database()).unwrap();
+    assert!(
+        !db.windows(9).any(|w| w == b"acme_4242"),
+        "the key is in ben's store file"
     );
 }

@@ -591,29 +591,42 @@ fn clean_push(server: &ScratchServer, m: &Sandbox) -> String {
     team_dump(server, "clean")
 }
 
-#[test]
-fn a_push_killed_half_way_is_finished_by_the_next_with_a_clean_result() {
-    let server = server();
-    let (ana, blocked) = big_machine(&server, "team");
+/// A push of 300 sessions held half-way: the sessions of its first
+/// transaction are committed, and it waits on a key another transaction
+/// holds. Returns the machine, the running push (stderr piped) and the hold.
+fn push_held_half_way(server: &ScratchServer) -> (Sandbox, Child, Blocker) {
+    let (ana, blocked) = big_machine(server, "team");
     ana.ok(&["team", "status"]); // creates the schema
-    let blocker = Blocker::hold(&server, "ana@laptop", &blocked);
-    let mut push = ana
+    let blocker = Blocker::hold(server, "ana@laptop", &blocked);
+    let push = ana
         .command()
         .args(["team", "push"])
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_for_block(&server);
-    let partial = count(
-        &server,
+    wait_for_block(server);
+    (ana, push, blocker)
+}
+
+/// Ana's sessions in the team store, which must be some but not all.
+fn partial(server: &ScratchServer) -> i64 {
+    let n = count(
+        server,
         "team",
         "SELECT count(*) FROM deja.sessions WHERE origin = 'ana@laptop'",
     );
     assert!(
-        partial > 0 && partial < 300,
-        "{partial} sessions before the kill"
+        n > 0 && n < 300,
+        "{n} sessions of 300 before the push was cut"
     );
-    // SAFETY-free: a plain SIGKILL to the child.
+    n
+}
+
+#[test]
+fn a_push_killed_half_way_is_finished_by_the_next_with_a_clean_result() {
+    let server = server();
+    let (ana, mut push, blocker) = push_held_half_way(&server);
+    let partial = partial(&server);
     std::process::Command::new("kill")
         .args(["-9", &push.id().to_string()])
         .status()
@@ -628,28 +641,15 @@ fn a_push_killed_half_way_is_finished_by_the_next_with_a_clean_result() {
 #[test]
 fn a_push_cut_by_a_server_restart_is_finished_by_the_next_with_a_clean_result() {
     let server = server();
-    let (ana, blocked) = big_machine(&server, "team");
-    ana.ok(&["team", "status"]);
-    let blocker = Blocker::hold(&server, "ana@laptop", &blocked);
-    let push = ana
-        .command()
-        .args(["team", "push"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_for_block(&server);
+    let (ana, push, blocker) = push_held_half_way(&server);
     server.restart().unwrap();
     let out = push.wait_with_output().unwrap();
     blocker.release();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("error: team store ana@"), "{stderr}");
-    let partial = count(
-        &server,
-        "team",
-        "SELECT count(*) FROM deja.sessions WHERE origin = 'ana@laptop'",
-    );
-    assert!(partial > 0 && partial < 300, "{partial}");
+    assert_eq!(stderr.matches("error:").count(), 1, "{stderr}");
+    partial(&server);
     ana.ok(&["team", "push"]);
     assert_eq!(team_dump(&server, "team"), clean_push(&server, &ana));
 }

@@ -20,6 +20,18 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
+/// Says that session `id` cannot be resumed here, and why (exit 2).
+fn refuse(id: &str, message: &str, as_json: bool) -> Result<ExitStatus> {
+    if as_json {
+        output::print_json(&json::resume::Refused {
+            refused: message,
+            session_id: id,
+        })?;
+    }
+    output::error(&format!("session `{id}`: {message}"));
+    Ok(ExitStatus::Error)
+}
+
 /// Runs the command.
 pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatus> {
     let store = super::open_read(app)?;
@@ -31,14 +43,7 @@ pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatu
             "it lives on another machine, {origin} (pulled from the team store); resume it there with `deja resume {id}`, or read it here with `deja show {id}`",
             id = row.id
         );
-        if as_json {
-            output::print_json(&json::resume::Refused {
-                refused: &message,
-                session_id: &row.id,
-            })?;
-        }
-        output::error(&format!("session `{}`: {message}", row.id));
-        return Ok(ExitStatus::Error);
+        return refuse(&row.id, &message, as_json);
     }
     let plugin = app.host().get(&row.harness).ok_or_else(|| {
         anyhow!(
@@ -57,17 +62,8 @@ pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatu
         &context,
     )?;
     match advice {
-        Resume::Refused(message) => {
-            if as_json {
-                output::print_json(&json::resume::Refused {
-                    refused: &message,
-                    session_id: &row.id,
-                })?;
-            }
-            // The reader's message says who cannot and why.
-            output::error(&format!("session `{}`: {message}", row.id));
-            Ok(ExitStatus::Error)
-        }
+        // The reader's message says who cannot and why.
+        Resume::Refused(message) => refuse(&row.id, &message, as_json),
         Resume::Command { argv, cwd, note } => {
             let Some((program, rest)) = argv.split_first() else {
                 bail!("the {} reader advised an empty command", row.harness);

@@ -141,15 +141,7 @@ impl Store {
 
     /// Stores the sessions parsed from one transcript, in one transaction.
     pub fn apply(&mut self, file: &FileState<'_>, sessions: &[Session]) -> Result<Applied> {
-        let path = self.path.clone();
-        let wrap = |source| super::sqlite_error(&path, source);
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(wrap)?;
-        let applied = apply_in(&tx, file, sessions).map_err(wrap)?;
-        tx.commit().map_err(wrap)?;
-        Ok(applied)
+        self.in_transaction(|tx| apply_in(tx, file, sessions))
     }
 
     /// Sources of `harness` whose file no longer exists: their sessions stay,
@@ -230,18 +222,7 @@ impl Store {
     /// pulled session never replaces this machine's own copy, and a
     /// forgotten one stays forgotten.
     pub fn apply_pulled(&mut self, pulled: &[Pulled<'_>]) -> Result<Vec<PullOutcome>> {
-        let path = self.path.clone();
-        let wrap = |source| super::sqlite_error(&path, source);
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(wrap)?;
-        let mut out = Vec::with_capacity(pulled.len());
-        for p in pulled {
-            out.push(apply_pulled_in(&tx, p).map_err(wrap)?);
-        }
-        tx.commit().map_err(wrap)?;
-        Ok(out)
+        self.in_transaction(|tx| pulled.iter().map(|p| apply_pulled_in(tx, p)).collect())
     }
 
     /// Every session pulled from the team store.

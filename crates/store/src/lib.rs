@@ -304,7 +304,12 @@ impl Store {
     ) -> Result<T> {
         let path = self.path.clone();
         let wrap = |source| sqlite_error(&path, source);
-        let tx = self.conn.transaction().map_err(wrap)?;
+        // Immediate: the write lock is taken at once, so two writers never
+        // deadlock upgrading read locks.
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(wrap)?;
         let value = f(&tx).map_err(wrap)?;
         tx.commit().map_err(wrap)?;
         Ok(value)

@@ -64,7 +64,7 @@ impl Settings {
         if let Some(password) = env(PASSWORD_ENV).filter(|p| !p.is_empty()) {
             config.password(password);
         } else if !team.password_file.trim().is_empty() {
-            let path = expand(team.password_file.trim(), home);
+            let path = deja_config::expand_home(team.password_file.trim(), home);
             config.password(read_password_file(&path)?);
         }
         if config.get_user().is_none() {
@@ -90,11 +90,16 @@ impl Settings {
             team.name.trim().to_string()
         };
         check_origin(&origin)?;
-        let ca_file = (!team.ca_file.trim().is_empty()).then(|| expand(team.ca_file.trim(), home));
+        let ca_file = (!team.ca_file.trim().is_empty())
+            .then(|| deja_config::expand_home(team.ca_file.trim(), home));
         let share = team
             .share
             .iter()
-            .map(|p| expand(p.trim(), home).to_string_lossy().into_owned())
+            .map(|p| {
+                deja_config::expand_home(p.trim(), home)
+                    .to_string_lossy()
+                    .into_owned()
+            })
             .filter(|p| !p.is_empty())
             .collect();
         Ok(Settings {
@@ -214,17 +219,6 @@ fn source_name(loaded: &Loaded) -> String {
     }
 }
 
-/// `~` and `~/...` are under `home`.
-fn expand(path: &str, home: &Path) -> PathBuf {
-    if path == "~" {
-        home.to_path_buf()
-    } else if let Some(rest) = path.strip_prefix("~/") {
-        home.join(rest)
-    } else {
-        PathBuf::from(path)
-    }
-}
-
 #[cfg(unix)]
 fn mode(path: &Path) -> Option<u32> {
     use std::os::unix::fs::PermissionsExt;
@@ -326,16 +320,5 @@ mod tests {
         for bad in ["ana", "@laptop", "ana@", "ana b@laptop", ""] {
             assert!(check_origin(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn tilde_is_home() {
-        let home = Path::new("/home/ana");
-        assert_eq!(
-            expand("~/src/api", home),
-            PathBuf::from("/home/ana/src/api")
-        );
-        assert_eq!(expand("~", home), PathBuf::from("/home/ana"));
-        assert_eq!(expand("api", home), PathBuf::from("api"));
     }
 }

@@ -201,31 +201,26 @@ fn fetch(team: &mut Team, keys: &[Key]) -> Result<Vec<(String, String, Session)>
             let s = content::session_from_row(&r);
             sessions.insert((origin, s.harness.clone(), s.id.clone()), (hash, s));
         }
-        let key = |r: &postgres::Row| -> (String, String, String) {
-            (r.get("origin"), r.get("harness"), r.get("session_id"))
-        };
-        for r in tx.query(
-            &format!("SELECT m.* FROM deja.messages m {join} ORDER BY m.origin, m.harness, m.session_id, m.position"),
-            &params,
-        )? {
-            if let Some((_, s)) = sessions.get_mut(&key(&r)) {
-                s.messages.push(content::message_from_row(&r));
-            }
-        }
-        for r in tx.query(
-            &format!("SELECT f.* FROM deja.files f {join} ORDER BY f.origin, f.harness, f.session_id, f.position"),
-            &params,
-        )? {
-            if let Some((_, s)) = sessions.get_mut(&key(&r)) {
-                s.files.push(content::file_from_row(&r));
-            }
-        }
-        for r in tx.query(
-            &format!("SELECT c.* FROM deja.commands c {join} ORDER BY c.origin, c.harness, c.session_id, c.position"),
-            &params,
-        )? {
-            if let Some((_, s)) = sessions.get_mut(&key(&r)) {
-                s.commands.push(content::command_from_row(&r));
+        // Each session's content rows, in order, table by table.
+        let parts: [(&str, fn(&mut Session, &postgres::Row)); 3] = [
+            ("messages", |s, r| {
+                s.messages.push(content::message_from_row(r))
+            }),
+            ("files", |s, r| s.files.push(content::file_from_row(r))),
+            ("commands", |s, r| {
+                s.commands.push(content::command_from_row(r))
+            }),
+        ];
+        for (table, add) in parts {
+            let sql = format!(
+                "SELECT t.* FROM deja.{table} t {join}
+                 ORDER BY t.origin, t.harness, t.session_id, t.position"
+            );
+            for r in tx.query(&sql, &params)? {
+                let key = (r.get("origin"), r.get("harness"), r.get("session_id"));
+                if let Some((_, s)) = sessions.get_mut(&key) {
+                    add(s, &r);
+                }
             }
         }
         tx.commit()?;

@@ -14,6 +14,9 @@ use deja_store::Store;
 
 use crate::{content, Key, Result, Team};
 
+/// Adds one content row (a message, file or command) to its session.
+type AddRow = fn(&mut Session, &postgres::Row);
+
 /// Sessions fetched per snapshot.
 const BATCH: usize = 200;
 
@@ -202,7 +205,7 @@ fn fetch(team: &mut Team, keys: &[Key]) -> Result<Vec<(String, String, Session)>
             sessions.insert((origin, s.harness.clone(), s.id.clone()), (hash, s));
         }
         // Each session's content rows, in order, table by table.
-        let parts: [(&str, fn(&mut Session, &postgres::Row)); 3] = [
+        let parts: [(&str, AddRow); 3] = [
             ("messages", |s, r| {
                 s.messages.push(content::message_from_row(r))
             }),

@@ -15,12 +15,30 @@ use deja_team::scratch::{ScratchServer, ADMIN, ADMIN_PASSWORD};
 
 const PASSWORD: &str = "team-secret";
 
-/// A server with database `team` and roles `ana`, `ben`, `cat`, `dan`, `eve`.
+/// A server set up as the README says (its SQL, run as written), with
+/// database `team` and roles `ana` and `ben`, plus `cat`, `dan` and `eve`
+/// made the way the README makes `ben`.
 fn server() -> ScratchServer {
     let server = ScratchServer::start(false).expect("a scratch PostgreSQL server");
-    server
-        .create_team("team", &["ana", "ben", "cat", "dan", "eve"], PASSWORD)
-        .unwrap();
+    let basic = &readme_sql("### Setting up the database")[0];
+    let mut script = basic
+        .replace("choose-one", PASSWORD)
+        .replace("choose-another", PASSWORD);
+    let ben = basic
+        .lines()
+        .find(|l| l.starts_with("CREATE ROLE ben "))
+        .expect("the README creates ben")
+        .replace("choose-another", PASSWORD);
+    let extra: String = ["cat", "dan", "eve"]
+        .iter()
+        .map(|u| ben.replace("ben", u) + "\n")
+        .collect();
+    script = script.replacen(
+        "CREATE DATABASE team;",
+        &format!("{extra}CREATE DATABASE team;"),
+        1,
+    );
+    server.psql_script("postgres", &script).unwrap();
     server
 }
 
@@ -836,12 +854,12 @@ fn tls_is_used_and_verified_when_required() {
     );
 }
 
-/// The SQL blocks of the README's stricter set-up, in order.
-fn strict_setup_sql() -> Vec<String> {
+/// The SQL blocks of the README's section under `heading`, in order.
+fn readme_sql(heading: &str) -> Vec<String> {
     let readme = std::fs::read_to_string(crate::common::repo().join("README.md")).unwrap();
     let start = readme
-        .find("### A stricter set-up")
-        .expect("the README's stricter set-up");
+        .find(heading)
+        .unwrap_or_else(|| panic!("the README's `{heading}`"));
     let section = &readme[start..];
     let end = section[4..]
         .find("\n### ")
@@ -857,7 +875,7 @@ fn strict_setup_sql() -> Vec<String> {
 #[test]
 fn the_stricter_set_up_lets_members_publish_only_under_their_own_name() {
     let server = ScratchServer::start(false).unwrap();
-    let blocks = strict_setup_sql();
+    let blocks = readme_sql("### A stricter set-up");
     assert_eq!(blocks.len(), 2, "{blocks:?}");
     let roles = blocks[0]
         .replace("owner-password", PASSWORD)

@@ -377,24 +377,13 @@ fn a_pushed_session_is_recalled_elsewhere_and_leaves_with_its_tombstone() {
     );
 }
 
-#[test]
-fn four_machines_pushing_at_once_lose_nothing() {
-    let server = server();
-    let names = ["ana", "ben", "cat", "dan"];
-    let machines: Vec<Sandbox> = names
-        .iter()
-        .map(|u| machine(&server, u, "box", &history(&format!("{u} ledger"), 60, 6)))
-        .collect();
-    for m in &machines {
-        m.index();
-    }
-    // The first run creates the schema; all four race for it too.
+/// Starts `deja team push` on every machine, then requires each to succeed.
+fn push_all_at_once(machines: &[Sandbox]) {
     let children: Vec<Child> = machines
         .iter()
         .map(|m| {
             m.command()
-                .args(["team", "push", "--json"])
-                .stdout(Stdio::piped())
+                .args(["team", "push"])
                 .stderr(Stdio::piped())
                 .spawn()
                 .unwrap()
@@ -408,6 +397,21 @@ fn four_machines_pushing_at_once_lose_nothing() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+#[test]
+fn four_machines_pushing_at_once_lose_nothing() {
+    let server = server();
+    let names = ["ana", "ben", "cat", "dan"];
+    let machines: Vec<Sandbox> = names
+        .iter()
+        .map(|u| machine(&server, u, "box", &history(&format!("{u} ledger"), 60, 6)))
+        .collect();
+    for m in &machines {
+        m.index();
+    }
+    // The first run creates the schema; all four race for it too.
+    push_all_at_once(&machines);
     assert_eq!(
         count(&server, "team", "SELECT count(*) FROM deja.sessions"),
         240
@@ -432,24 +436,7 @@ fn four_machines_pushing_at_once_lose_nothing() {
         );
         m.index();
     }
-    let children: Vec<Child> = machines
-        .iter()
-        .map(|m| {
-            m.command()
-                .args(["team", "push"])
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    for c in children {
-        let out = c.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    push_all_at_once(&machines);
     assert_eq!(
         count(&server, "team", "SELECT count(*) FROM deja.messages"),
         240 * 8

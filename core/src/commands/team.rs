@@ -14,7 +14,7 @@ use crate::output::{self, rfc3339};
 use crate::{json, ExitStatus};
 use deja_index::redact::Redactor;
 use deja_store::Store;
-use deja_team::{PushOptions, Settings, Team};
+use deja_team::{PushOptions, Settings};
 
 /// `deja team`.
 #[derive(Debug, Args)]
@@ -74,10 +74,6 @@ pub fn run(app: &App, args: &TeamArgs) -> Result<ExitStatus> {
     }
 }
 
-fn connect(settings: &Settings) -> Result<Team> {
-    Ok(deja_team::connect(settings)?)
-}
-
 /// Reports progress on stderr every tenth of the work, on a terminal.
 fn progress(verb: &'static str) -> impl FnMut(usize, usize) {
     use std::io::IsTerminal;
@@ -106,7 +102,7 @@ fn push(
     if settings.share.is_empty() {
         output::warn("`team.share` lists no project: this machine publishes nothing (a push retracts what it published before)");
     }
-    let mut team = connect(settings)?;
+    let mut team = deja_team::connect(settings)?;
     let store = super::open_read(app)?;
     let options = PushOptions {
         redaction_on: app.config.config.redact.enabled,
@@ -149,7 +145,7 @@ fn push(
 
 fn pull(app: &App, settings: &Settings, no_embed: bool, as_json: bool) -> Result<ExitStatus> {
     let started = Instant::now();
-    let mut team = connect(settings)?;
+    let mut team = deja_team::connect(settings)?;
     let redactor = Redactor::from_config(&app.config.config.redact)?;
     deja_store::create_private_dir(&app.paths.data_dir)?;
     let _lock = lock::acquire(
@@ -237,7 +233,7 @@ fn pull(app: &App, settings: &Settings, no_embed: bool, as_json: bool) -> Result
 }
 
 fn status(app: &App, settings: &Settings, as_json: bool) -> Result<ExitStatus> {
-    let mut team = connect(settings)?;
+    let mut team = deja_team::connect(settings)?;
     let store = super::open_read(app)?;
     let st = deja_team::status(&mut team, &store)?;
     if as_json {

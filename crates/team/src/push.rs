@@ -142,19 +142,18 @@ pub fn push(
         return Err(TeamError::Unredacted);
     }
     let plan = plan(team, store)?;
-    let mut report = PushReport {
+    let report = PushReport {
         shared: plan.shared.len(),
+        pushed: plan.to_push.len(),
+        messages: plan
+            .to_push
+            .iter()
+            .filter_map(|&i| plan.shared.get(i))
+            .map(|(s, _)| s.messages.len())
+            .sum(),
         unchanged: plan.shared.len() - plan.to_push.len(),
         retracted: plan.to_retract.len(),
-        ..PushReport::default()
     };
-    report.pushed = plan.to_push.len();
-    report.messages = plan
-        .to_push
-        .iter()
-        .filter_map(|&i| plan.shared.get(i))
-        .map(|(s, _)| s.messages.len())
-        .sum();
     if options.dry_run {
         return Ok(report);
     }

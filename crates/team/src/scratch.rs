@@ -179,20 +179,26 @@ impl ScratchServer {
         format!("postgres://{user}@{dir}:{}/{database}", self.port)
     }
 
-    /// Runs SQL as the superuser in `database` and returns psql's unaligned output.
-    pub fn psql(&self, database: &str, sql: &str) -> io::Result<String> {
+    /// psql as the superuser in `database`, stopping at the first error,
+    /// printing unaligned rows.
+    fn psql_command(&self, database: &str) -> Command {
         let psql = if self.bin.join("psql").is_file() {
             self.bin.join("psql")
         } else {
             PathBuf::from("psql")
         };
-        let out = Command::new(psql)
-            .arg("-h")
+        let mut c = Command::new(psql);
+        c.arg("-h")
             .arg(&self.root)
             .args(["-p", &self.port.to_string(), "-U", ADMIN, "-d", database])
-            .args(["-v", "ON_ERROR_STOP=1", "-X", "-q", "-At", "-c", sql])
-            .env("PGPASSWORD", ADMIN_PASSWORD)
-            .output()?;
+            .args(["-v", "ON_ERROR_STOP=1", "-X", "-q", "-At"])
+            .env("PGPASSWORD", ADMIN_PASSWORD);
+        c
+    }
+
+    /// Runs SQL as the superuser in `database` and returns psql's unaligned output.
+    pub fn psql(&self, database: &str, sql: &str) -> io::Result<String> {
+        let out = self.psql_command(database).args(["-c", sql]).output()?;
         if out.status.success() {
             Ok(String::from_utf8_lossy(&out.stdout).into_owned())
         } else {
@@ -204,17 +210,9 @@ impl ScratchServer {
     /// superuser, starting in `database`.
     pub fn psql_script(&self, database: &str, script: &str) -> io::Result<String> {
         use std::io::Write as _;
-        let psql = if self.bin.join("psql").is_file() {
-            self.bin.join("psql")
-        } else {
-            PathBuf::from("psql")
-        };
-        let mut child = Command::new(psql)
-            .arg("-h")
-            .arg(&self.root)
-            .args(["-p", &self.port.to_string(), "-U", ADMIN, "-d", database])
-            .args(["-v", "ON_ERROR_STOP=1", "-X", "-q", "-At", "-f", "-"])
-            .env("PGPASSWORD", ADMIN_PASSWORD)
+        let mut child = self
+            .psql_command(database)
+            .args(["-f", "-"])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())

@@ -10,7 +10,10 @@
 //!
 //! A record therefore joins the message just before it when that message has
 //! the same role and text and was not yet seen in a record of this source;
-//! otherwise it starts a new message. The first record of a message gives its
+//! otherwise it starts a new message. "The same text" ignores whitespace: a
+//! message of several text parts (an approval review's prompt has a dozen)
+//! is one string in its events, the parts joined with nothing between, while
+//! the response item's parts are trimmed and joined by a blank line. The first record of a message gives its
 //! text and time, so a file read while Codex writes it (between a message's
 //! two records) yields the same messages, and never more, as the complete file.
 
@@ -48,7 +51,7 @@ impl Conversation {
     /// Records that `role` said `text` at `timestamp_ms`, as seen in `source`.
     pub fn say(&mut self, role: Role, text: String, timestamp_ms: i64, source: Source) {
         if let Some(last) = self.messages.last() {
-            let twin = last.role == role && last.text.as_str() == text;
+            let twin = last.role == role && same_words(last.text.as_str(), &text);
             if twin && self.last_sources & source.bit() == 0 {
                 self.last_sources |= source.bit();
                 return;
@@ -62,6 +65,14 @@ impl Conversation {
     pub fn into_messages(self) -> Vec<Message> {
         self.messages
     }
+}
+
+/// Whether `a` and `b` are the same text once whitespace is left out.
+fn same_words(a: &str, b: &str) -> bool {
+    a == b
+        || a.chars()
+            .filter(|c| !c.is_whitespace())
+            .eq(b.chars().filter(|c| !c.is_whitespace()))
 }
 
 #[cfg(test)]
@@ -114,6 +125,24 @@ mod tests {
         // Twice from one source, with nothing between: said twice.
         assert_eq!(
             run(&[(User, "A", 1, Event), (User, "A", 2, Event)]).len(),
+            2
+        );
+    }
+
+    #[test]
+    fn parts_joined_differently_are_twins() {
+        let got = run(&[
+            (User, "Review this:\n\n>>> START\n\n[1] user: go", 1, Item),
+            (User, "Review this:\n>>> START\n[1] user: go\n", 2, Event),
+            (User, "Review this:>>> START\n[1] user: go", 3, Completed),
+        ]);
+        assert_eq!(
+            got,
+            [(User, "Review this:\n\n>>> START\n\n[1] user: go".into(), 1)]
+        );
+        // Other words are another message, whatever the whitespace.
+        assert_eq!(
+            run(&[(User, "a b", 1, Item), (User, "a c", 2, Event)]).len(),
             2
         );
     }

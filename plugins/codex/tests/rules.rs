@@ -242,6 +242,38 @@ fn response_items_and_events_are_counted_once() {
     assert_eq!(commands(&s).len(), 1);
 }
 
+#[test]
+fn an_approval_review_says_each_prompt_once() {
+    // Codex's approval reviewer gets its prompt as a dozen text parts; the
+    // event joins them with nothing between, the response item keeps them apart.
+    let s = session("21-approval-review", 47);
+    let got = messages(&s);
+    let roles: Vec<Role> = got.iter().map(|(role, _, _)| *role).collect();
+    assert_eq!(roles, [User, Assistant, User, Assistant], "{got:#?}");
+    let times: Vec<i64> = got.iter().map(|(_, _, at)| *at).collect();
+    assert_eq!(
+        times,
+        [at(0, 1, 0), at(0, 1, 500), at(0, 2, 0), at(0, 2, 500)]
+    );
+    let (_, first, _) = &got[0];
+    assert!(
+        first.starts_with("The following is the Codex agent history whose request action"),
+        "{first}"
+    );
+    assert!(first.contains("[1] user: Run the test suite"), "{first}");
+    assert!(first.ends_with(">>> APPROVAL REQUEST END"), "{first}");
+    let (_, second, _) = &got[2];
+    assert!(
+        second.starts_with("The following is the Codex agent history added since"),
+        "{second}"
+    );
+    assert!(second.contains("[3] user: Now push it"), "{second}");
+    assert_eq!(
+        got[1].1,
+        "{\"risk_level\":\"low\",\"outcome\":\"allow\",\"rationale\":\"The user asked for the tests.\"}"
+    );
+}
+
 // ---- files being written ------------------------------------------------
 
 #[test]

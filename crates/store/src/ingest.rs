@@ -147,33 +147,27 @@ impl Store {
     /// Sources of `harness` whose file no longer exists: their sessions stay,
     /// with no source. Returns the number of sessions orphaned.
     pub fn orphan_missing(&mut self, harness: &str) -> Result<usize> {
-        let path = self.path.clone();
-        let wrap = |source| super::sqlite_error(&path, source);
-        let tx = self.conn.transaction().map_err(wrap)?;
-        let gone: Vec<(i64, String)> = {
-            let mut stmt = tx
-                .prepare("SELECT id, path FROM sources WHERE harness = ?1")
-                .map_err(wrap)?;
-            let rows = stmt
-                .query_map([harness], |r| Ok((r.get(0)?, r.get(1)?)))
-                .map_err(wrap)?;
-            rows.filter_map(|r| r.ok())
-                .filter(|(_, p): &(i64, String)| !std::path::Path::new(p).exists())
-                .collect()
-        };
-        let mut orphaned = 0;
-        for (id, _) in &gone {
-            orphaned += tx
-                .execute(
+        self.in_transaction(|tx| {
+            let gone: Vec<i64> = {
+                let mut stmt = tx.prepare("SELECT id, path FROM sources WHERE harness = ?1")?;
+                let rows = stmt.query_map([harness], |r| {
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+                })?;
+                rows.filter_map(|r| r.ok())
+                    .filter(|(_, p)| !std::path::Path::new(p).exists())
+                    .map(|(id, _)| id)
+                    .collect()
+            };
+            let mut orphaned = 0;
+            for id in &gone {
+                orphaned += tx.execute(
                     "UPDATE sessions SET source_id = NULL WHERE source_id = ?1",
                     [id],
-                )
-                .map_err(wrap)?;
-            tx.execute("DELETE FROM sources WHERE id = ?1", [id])
-                .map_err(wrap)?;
-        }
-        tx.commit().map_err(wrap)?;
-        Ok(orphaned)
+                )?;
+                tx.execute("DELETE FROM sources WHERE id = ?1", [id])?;
+            }
+            Ok(orphaned)
+        })
     }
 }
 
@@ -253,21 +247,24 @@ impl Store {
     /// forgot them or stopped sharing them) with everything derived from
     /// them, leaving no tombstone: should they be shared again, the next
     /// pull brings them back. Only pulled sessions are removed; the store's
-    /// files are scrubbed as [`Store::forget`] does. Returns how many went.
+    /// files are scrubbed and the vector index file marked for a rebuild as
+    /// [`Store::forget`] does ([`Store::scrub_pending`] says when a reader
+    /// kept the write-ahead log). Returns how many went.
     pub fn remove_pulled(&mut self, rows: &[i64]) -> Result<usize> {
-        let path = self.path.clone();
-        let wrap = |source| super::sqlite_error(&path, source);
-        let tx = self.conn.transaction().map_err(wrap)?;
-        let mut n = 0;
-        for row in rows {
-            n += tx
-                .execute(
+        let n = self.in_transaction(|tx| {
+            let mut n = 0;
+            for row in rows {
+                n += tx.execute(
                     "DELETE FROM sessions WHERE id = ?1 AND origin IS NOT NULL",
                     [row],
-                )
-                .map_err(wrap)?;
-        }
-        tx.commit().map_err(wrap)?;
+                )?;
+            }
+            if n > 0 {
+                // In the same transaction, as for `forget`.
+                super::mark_erasure(tx)?;
+            }
+            Ok(n)
+        })?;
         if n > 0 {
             self.prune_all_embeddings()?;
             self.scrub()?;
@@ -927,6 +924,30 @@ mod tests {
         let loaded = store.load_session(&row(&store, "a")).unwrap();
         assert_eq!(loaded.messages[1].timestamp_ms, 42);
         assert_eq!(loaded.messages[1].native_id.as_deref(), Some("n1"));
+    }
+
+    #[test]
+    fn a_session_loads_with_its_header_as_stored_now() {
+        let (_dir, mut store) = open();
+        store.apply(&file("/t"), &[session("a", &FIVE)]).unwrap();
+        // A header read before a writer changed the session.
+        let stale = row(&store, "a");
+        let mut later = session("a", &FIVE);
+        later.title = Some("renamed".into());
+        later.messages.push(Message {
+            role: Role::Assistant,
+            text: "one more".into(),
+            timestamp_ms: 0,
+            native_id: None,
+        });
+        store.apply(&file("/t"), &[later]).unwrap();
+        let loaded = store.load_session(&stale).unwrap();
+        // The header comes from the same snapshot as the messages.
+        assert_eq!(loaded.title.as_deref(), Some("renamed"));
+        assert_eq!(loaded.messages.len(), FIVE.len() + 1);
+        // And the read leaves no transaction open: a writer goes on.
+        assert!(store.conn().is_autocommit());
+        store.apply(&file("/t"), &[session("a", &FIVE)]).unwrap();
     }
 
     #[test]

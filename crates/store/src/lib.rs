@@ -72,6 +72,32 @@ pub enum StoreError {
     Missing(PathBuf),
 }
 
+/// How long a writer waits for a lock another connection holds.
+const WRITER_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How many times [`Store::scrub`] tries to truncate the write-ahead log.
+pub const SCRUB_TRIES: u32 = 3;
+/// How long each try waits for readers to finish.
+pub const SCRUB_PATIENCE: Duration = Duration::from_secs(1);
+/// The pause between two tries.
+pub const SCRUB_PAUSE: Duration = Duration::from_millis(500);
+
+/// Meta key: a scrub is owed (see [`Store::scrub`]).
+const SCRUB_PENDING: &str = "scrub_pending";
+
+/// Records, in the transaction or connection `conn`, that deleted text must
+/// be scrubbed from the store's files and the vector index file rebuilt.
+pub(crate) fn mark_erasure(conn: &Connection) -> rusqlite::Result<()> {
+    for key in [SCRUB_PENDING, vectors::REBUILD] {
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?1, '1')
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [key],
+        )?;
+    }
+    Ok(())
+}
+
 /// Result alias for the store.
 pub type Result<T> = std::result::Result<T, StoreError>;
 
@@ -195,7 +221,7 @@ impl Store {
 
     fn configure(&self) -> Result<()> {
         self.conn
-            .busy_timeout(Duration::from_secs(30))
+            .busy_timeout(WRITER_BUSY_TIMEOUT)
             .map_err(|e| self.err(e))?;
         self.conn
             .execute_batch(
@@ -275,8 +301,13 @@ impl Store {
     /// truncates it (it holds earlier images of the pages). Freed pages are
     /// already zeroed (`secure_delete`). Costs a rewrite of the full-text
     /// indexes: for forgetting and for settings changes, not every run.
-    /// Returns whether the log could be truncated (a reader in the middle of a
-    /// query past the busy timeout keeps it).
+    ///
+    /// A reader in the middle of a read transaction keeps the log from being
+    /// truncated: the checkpoint is tried [`SCRUB_TRIES`] times, waiting up to
+    /// [`SCRUB_PATIENCE`] each time and [`SCRUB_PAUSE`] between tries. When it
+    /// still cannot finish, the scrub is recorded as pending
+    /// ([`Store::scrub_pending`]) and the next writer finishes it
+    /// ([`Store::finish_scrub`]). Returns whether the log was truncated.
     pub fn scrub(&self) -> Result<bool> {
         self.conn
             .execute_batch(
@@ -284,7 +315,42 @@ impl Store {
                  INSERT INTO sessions_fts (sessions_fts) VALUES ('optimize');",
             )
             .map_err(|e| self.err(e))?;
-        self.checkpoint()
+        // Cleared before the checkpoint, so that the truncated log does not
+        // hold the clearing either; set again when the log stays.
+        self.conn
+            .execute("DELETE FROM meta WHERE key = ?1", [SCRUB_PENDING])
+            .map_err(|e| self.err(e))?;
+        let done = self.checkpoint_patiently()?;
+        if !done {
+            self.set_meta(SCRUB_PENDING, "1")?;
+        }
+        Ok(done)
+    }
+
+    /// Whether a scrub is owed: text was deleted (forgotten, retracted, or
+    /// re-read under new settings) and the write-ahead log that may still
+    /// hold it has not been truncated since.
+    pub fn scrub_pending(&self) -> Result<bool> {
+        Ok(self.meta(SCRUB_PENDING)?.is_some())
+    }
+
+    /// Records that text stored before is being removed: the files of the
+    /// store must be scrubbed and the vector index file rebuilt (a removed
+    /// vector stays in a freed slot of the file otherwise). Both flags stay
+    /// until the scrub and the rebuild are done, so a run that is killed in
+    /// between leaves them to the next writer.
+    pub fn require_erasure(&self) -> Result<()> {
+        mark_erasure(&self.conn).map_err(|e| self.err(e))
+    }
+
+    /// Finishes a scrub an earlier run could not (see [`Store::scrub`]):
+    /// `None` when none was pending, else whether the log was truncated now.
+    pub fn finish_scrub(&self) -> Result<Option<bool>> {
+        if self.scrub_pending()? {
+            self.scrub().map(Some)
+        } else {
+            Ok(None)
+        }
     }
 
     /// Checkpoints the write-ahead log into the database and truncates it;
@@ -295,6 +361,27 @@ impl Store {
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))
             .map_err(|e| self.err(e))?;
         Ok(busy == 0)
+    }
+
+    /// [`Store::checkpoint`], tried again while a reader keeps it from
+    /// finishing (see [`Store::scrub`]).
+    fn checkpoint_patiently(&self) -> Result<bool> {
+        for attempt in 0..SCRUB_TRIES {
+            if attempt > 0 {
+                std::thread::sleep(SCRUB_PAUSE);
+            }
+            self.conn
+                .busy_timeout(SCRUB_PATIENCE)
+                .map_err(|e| self.err(e))?;
+            let done = self.checkpoint();
+            self.conn
+                .busy_timeout(WRITER_BUSY_TIMEOUT)
+                .map_err(|e| self.err(e))?;
+            if done? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Runs `f` in a transaction, committing when it succeeds.
@@ -550,6 +637,105 @@ mod tests {
             assert!(!bytes.windows(8).any(|w| w == b"raquokka"));
         }
         assert_eq!(store.sessions(&Default::default(), None).unwrap().len(), 1);
+    }
+
+    /// Whether some file of `dir` holds `needle`.
+    fn some_file_holds(dir: &Path, needle: &[u8]) -> bool {
+        std::fs::read_dir(dir).unwrap().any(|entry| {
+            std::fs::read(entry.unwrap().path())
+                .unwrap()
+                .windows(needle.len())
+                .any(|w| w == needle)
+        })
+    }
+
+    #[test]
+    fn a_scrub_a_reader_holds_up_stays_pending_until_a_later_writer_finishes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        let mut store = Store::open(&path).unwrap();
+        let long = "zebraquokka ".repeat(2000);
+        store
+            .apply(
+                &file("/a", ""),
+                &[session("a", &["zebraquokka here", &long])],
+            )
+            .unwrap();
+        store
+            .apply(&file("/b", ""), &[session("b", &["an ordinary answer"])])
+            .unwrap();
+        assert!(!store.scrub_pending().unwrap());
+
+        // A reader in the middle of a read transaction.
+        let reader = Connection::open(&path).unwrap();
+        reader
+            .execute_batch("BEGIN; SELECT count(*) FROM messages;")
+            .unwrap();
+        let started = std::time::Instant::now();
+        let rows = vec![store.session_row("test", "a").unwrap().unwrap()];
+        assert_eq!(store.forget(&rows).unwrap(), 1);
+        // It tried more than once before giving up.
+        assert!(started.elapsed() >= SCRUB_PAUSE * (SCRUB_TRIES - 1));
+        assert!(store.scrub_pending().unwrap());
+        assert_eq!(store.finish_scrub().unwrap(), Some(false));
+        assert!(store.scrub_pending().unwrap());
+
+        // Once the reader is done, the next writer finishes it.
+        reader.execute_batch("COMMIT").unwrap();
+        drop(reader);
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        assert!(store.scrub_pending().unwrap());
+        assert_eq!(store.finish_scrub().unwrap(), Some(true));
+        assert!(!store.scrub_pending().unwrap());
+        assert_eq!(store.finish_scrub().unwrap(), None);
+        assert!(!some_file_holds(dir.path(), b"raquokka"));
+        let wal = std::fs::metadata(dir.path().join("index.sqlite-wal")).unwrap();
+        assert_eq!(wal.len(), 0);
+    }
+
+    #[test]
+    fn removing_sessions_waits_for_another_writer_instead_of_failing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        let mut store = Store::open(&path).unwrap();
+        for name in ["a", "b"] {
+            let source = dir.path().join(name);
+            std::fs::write(&source, b"x").unwrap();
+            let source = source.to_str().unwrap().to_string();
+            store
+                .apply(&file(&source, ""), &[session(name, &["some text"])])
+                .unwrap();
+        }
+        std::fs::remove_file(dir.path().join("a")).unwrap();
+        let held = |store: &mut Store, what: &dyn Fn(&mut Store) -> usize| {
+            // Another writer holds the write lock for a moment, then commits.
+            let (tx, rx) = std::sync::mpsc::channel();
+            let other = std::thread::spawn({
+                let path = path.clone();
+                move || {
+                    let conn = Connection::open(&path).unwrap();
+                    conn.execute_batch(
+                        "BEGIN IMMEDIATE;
+                         INSERT INTO meta (key, value) VALUES ('other', '1')
+                         ON CONFLICT (key) DO UPDATE SET value = value || '1';",
+                    )
+                    .unwrap();
+                    tx.send(()).unwrap();
+                    std::thread::sleep(Duration::from_millis(300));
+                    conn.execute_batch("COMMIT").unwrap();
+                }
+            });
+            rx.recv().unwrap();
+            let n = what(store);
+            other.join().unwrap();
+            n
+        };
+        // A deferred transaction reads first, then cannot take the write
+        // lock from a stale snapshot; an immediate one waits for it.
+        assert_eq!(held(&mut store, &|s| s.orphan_missing("test").unwrap()), 1);
+        let rows = vec![store.session_row("test", "b").unwrap().unwrap()];
+        assert_eq!(held(&mut store, &|s| s.forget(&rows).unwrap()), 1);
     }
 
     #[test]

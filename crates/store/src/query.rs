@@ -411,9 +411,34 @@ impl Store {
         Ok((rows, total))
     }
 
-    /// The full session of `row`.
+    /// The full session of `row`, read in one snapshot: its header is read
+    /// again with its messages, files and commands, so a writer committing
+    /// meanwhile never yields a torn session.
     pub fn load_session(&self, row: &SessionRow) -> Result<Session> {
         let conn = self.conn();
+        // A savepoint outside a transaction is a deferred read transaction;
+        // inside one it nests.
+        conn.execute_batch("SAVEPOINT load_session")
+            .map_err(|e| self.wrap(e))?;
+        let loaded = self.load_session_in(row.row);
+        let end = if loaded.is_ok() {
+            "RELEASE load_session"
+        } else {
+            "ROLLBACK TO load_session; RELEASE load_session"
+        };
+        conn.execute_batch(end).map_err(|e| self.wrap(e))?;
+        loaded
+    }
+
+    fn load_session_in(&self, session: i64) -> Result<Session> {
+        let conn = self.conn();
+        let row = conn
+            .query_row(
+                &format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1"),
+                [session],
+                session_row,
+            )
+            .map_err(|e| self.wrap(e))?;
         let mut stmt = conn
             .prepare(
                 "SELECT role, text, timestamp, native_id FROM messages
@@ -494,37 +519,40 @@ impl Store {
     /// embedding units, records, and every cached vector that no remaining
     /// unit uses) and records tombstones (ids, start, project folder and
     /// transcript path; no text) so that indexing never brings them back
-    /// ([`Store::tombstones`] lists them, [`Store::unforget`] lifts one); then scrubs the files of the store so that no copy of their text
-    /// is left in free space, old full-text segments or the write-ahead log
-    /// ([`Store::scrub`]). Returns how many were removed.
+    /// ([`Store::tombstones`] lists them, [`Store::unforget`] lifts one);
+    /// then scrubs the files of the store so that no copy of their text is
+    /// left in free space, old full-text segments or the write-ahead log
+    /// ([`Store::scrub`]; when a reader kept the log, [`Store::scrub_pending`]
+    /// says so and the next writer finishes it). The vector index file is
+    /// marked for a rebuild, which [`crate::vectors::sync_after_change`]
+    /// does. Returns how many were removed.
     pub fn forget(&mut self, rows: &[SessionRow]) -> Result<usize> {
-        let path = self.path.clone();
-        let wrap = |source| super::sqlite_error(&path, source);
-        let tx = self.conn.transaction().map_err(wrap)?;
         let now = chrono::Utc::now().timestamp_millis();
-        let mut n = 0;
-        for r in rows {
-            tx.execute(
-                "INSERT OR REPLACE INTO tombstones
-                    (harness, session_id, forgotten_at, native_id, started_at, project_dir,
-                     source_path)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
-                    r.harness,
-                    r.id,
-                    now,
-                    r.native_id,
-                    r.started_at,
-                    r.project.dir,
-                    r.source_path
-                ],
-            )
-            .map_err(wrap)?;
-            n += tx
-                .execute("DELETE FROM sessions WHERE id = ?1", [r.row])
-                .map_err(wrap)?;
-        }
-        tx.commit().map_err(wrap)?;
+        let n = self.in_transaction(|tx| {
+            let mut n = 0;
+            for r in rows {
+                tx.execute(
+                    "INSERT OR REPLACE INTO tombstones
+                        (harness, session_id, forgotten_at, native_id, started_at, project_dir,
+                         source_path)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    params![
+                        r.harness,
+                        r.id,
+                        now,
+                        r.native_id,
+                        r.started_at,
+                        r.project.dir,
+                        r.source_path
+                    ],
+                )?;
+                n += tx.execute("DELETE FROM sessions WHERE id = ?1", [r.row])?;
+            }
+            // In the same transaction: a run killed before the scrub and
+            // the vector rebuild leaves them to the next writer.
+            super::mark_erasure(tx)?;
+            Ok(n)
+        })?;
         self.prune_all_embeddings()?;
         self.scrub()?;
         Ok(n)

@@ -5,10 +5,20 @@
 //! that has it open keeps its old copy. SQLite records the highest chunk id the
 //! saved file holds (`vectors_watermark`) and, in `vector_trash`, the keys
 //! deleted since. Syncing adds every chunk above the watermark (its vector comes
-//! from the `embeddings` table), removes the trash, then saves. A crash at any
-//! point leaves the file behind SQLite, never ahead of it, and the next sync
-//! catches up; a file that disagrees in a way syncing cannot explain (wrong
-//! size or shape, unreadable) is rebuilt from SQLite.
+//! from the `embeddings` table), removes the trash, saves, then moves the
+//! watermark. A crash before the rename leaves the file behind SQLite; one
+//! between the rename and the watermark leaves it ahead (it holds chunks the
+//! watermark does not count yet). Either way the next sync catches up: adding
+//! a chunk the file holds replaces it. A file that disagrees in a way syncing
+//! cannot explain (wrong size or shape, unreadable) is rebuilt from SQLite.
+//!
+//! usearch's `remove` only marks a slot free: the vector stays in memory and
+//! `save` writes it to the file. That is fine for units dropped because their
+//! message grew, but not for text that is being erased. So forgetting,
+//! retracting a pulled session and re-reading under new redaction settings
+//! mark the file for a rebuild (`vectors_rebuild`, set in the transaction that
+//! removes the text), and the next sync writes a new file from the
+//! `embeddings` table, holding no freed slot.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -21,6 +31,9 @@ use crate::Store;
 
 /// Meta key: highest chunk id in the saved index file.
 pub(crate) const WATERMARK: &str = "vectors_watermark";
+/// Meta key: the file must be rebuilt, since it may hold vectors of erased
+/// text in freed slots (see the module documentation).
+pub(crate) const REBUILD: &str = "vectors_rebuild";
 /// Meta key: the scalar kind of the saved file.
 const QUANTIZATION: &str = "vectors_quantization";
 
@@ -131,6 +144,19 @@ impl VectorIndex {
     pub fn vector(&self, key: u64, buf: &mut Vec<f32>) -> bool {
         buf.resize(self.dims, 0.0);
         matches!(self.index.get(key, &mut buf[..]), Ok(n) if n > 0)
+    }
+
+    /// The bytes the index stores for `key` (its scalars, little-endian
+    /// [`SCALAR`]), as they are laid out in the saved file; `None` when absent.
+    pub fn stored_bytes(&self, key: u64) -> Option<Vec<u8>> {
+        let mut halves = vec![0i16; self.dims];
+        let found = self
+            .index
+            .get(key, usearch::f16::from_mut_i16s(&mut halves));
+        if !matches!(found, Ok(n) if n > 0) {
+            return None;
+        }
+        Some(halves.iter().flat_map(|h| h.to_le_bytes()).collect())
     }
 
     /// Adds (or replaces) the vector of `key`.
@@ -324,14 +350,27 @@ pub fn in_sync(store: &Store, path: &Path) -> Result<bool> {
     Ok(meta.count_present as i64 == chunks
         && dims.is_none_or(|d| d == meta.dimensions)
         && trash == 0
-        && max <= watermark(store)?)
+        && max <= watermark(store)?
+        && !rebuild_pending(store)?)
+}
+
+/// Whether the file must be rebuilt before anything else is done with it:
+/// text was erased since it was saved (see the module documentation).
+pub fn rebuild_pending(store: &Store) -> Result<bool> {
+    Ok(store.meta(REBUILD)?.is_some())
 }
 
 /// Brings the index file in line with the store: removes trashed keys, adds
 /// chunks above the watermark, rebuilds from scratch when the file is missing
-/// or inconsistent, and saves atomically. `model` is the store's embedding
-/// model id; `dims` its dimensions.
+/// or inconsistent or text was erased since the last save, and saves
+/// atomically. `model` is the store's embedding model id; `dims` its
+/// dimensions.
 pub fn sync(store: &Store, path: &Path, model: &str, dims: usize) -> Result<VectorIndex> {
+    if rebuild_pending(store)? {
+        // A new file from the table: the old one may hold erased vectors
+        // in freed slots, which `remove` and `save` keep.
+        return sync_fresh(store, path, model, dims);
+    }
     let conn = store.conn();
     let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
     let max_chunk: i64 = conn
@@ -388,6 +427,8 @@ fn sync_fresh(store: &Store, path: &Path, model: &str, dims: usize) -> Result<Ve
     store.set_meta(WATERMARK, &max.to_string())?;
     store.set_meta(QUANTIZATION, scalar_name())?;
     conn.execute("DELETE FROM vector_trash", []).map_err(sq)?;
+    conn.execute("DELETE FROM meta WHERE key = ?1", [REBUILD])
+        .map_err(sq)?;
     Ok(index)
 }
 
@@ -430,12 +471,30 @@ fn scalar_name() -> &'static str {
 }
 
 /// After sessions were removed: drop their vectors from the index file at
-/// `path`, if there is one (no model needed: removals only).
+/// `path`, if there is one (no model needed: the vectors come from the
+/// table). When text was erased the file is rebuilt, so that no freed slot
+/// keeps an erased vector.
 pub fn sync_after_change(store: &Store, path: &Path) -> Result<()> {
-    let Some(model) = store.meta("embed_model")? else {
-        return Ok(());
-    };
-    let Some(dims) = store.meta("embed_dims")?.and_then(|d| d.parse().ok()) else {
+    let model = store.meta("embed_model")?;
+    let dims = store.meta("embed_dims")?.and_then(|d| d.parse().ok());
+    let (Some(model), Some(dims)) = (model, dims) else {
+        // Never embedded: a file left there holds nothing the store knows.
+        if rebuild_pending(store)? {
+            match std::fs::remove_file(path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(VectorError::Index {
+                        path: path.to_path_buf(),
+                        message: e.to_string(),
+                    })
+                }
+            }
+            store
+                .conn()
+                .execute("DELETE FROM meta WHERE key = ?1", [REBUILD])
+                .map_err(|e| VectorError::Store(store.wrap(e)))?;
+        }
         return Ok(());
     };
     sync(store, path, &model, dims).map(|_| ())
@@ -731,6 +790,126 @@ mod tests {
         let index = VectorIndex::open(&path, DIMS, false).unwrap();
         holds_exactly_the_units(&index, &store);
         assert_eq!(index.len(), 2);
+    }
+
+    /// Whether `needle` is somewhere in the bytes of the file at `path`.
+    fn file_holds(path: &Path, needle: &[u8]) -> bool {
+        std::fs::read(path)
+            .unwrap()
+            .windows(needle.len())
+            .any(|w| w == needle)
+    }
+
+    /// The stored bytes of every unit of session `id`, read from the file.
+    fn stored_units_of(store: &Store, path: &Path, id: &str) -> Vec<Vec<u8>> {
+        let row = store.session_row("test", id).unwrap().unwrap();
+        let mut stmt = store
+            .conn()
+            .prepare("SELECT c.id FROM chunks c JOIN messages m ON m.id = c.message WHERE m.session = ?1")
+            .unwrap();
+        let keys: Vec<i64> = stmt
+            .query_map([row.row], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        assert!(!keys.is_empty());
+        let saved = VectorIndex::open(path, DIMS, true).unwrap();
+        keys.iter()
+            .map(|k| saved.stored_bytes(*k as u64).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn the_vector_bytes_of_a_forgotten_session_are_in_no_byte_of_the_file() {
+        let (_dir, mut store, path) = setup();
+        apply(&mut store, "a", &["alpha", "beta"]);
+        apply(&mut store, "b", &["gamma", "delta", "epsilon"]);
+        embed(&mut store, "m");
+        store
+            .set_model_stamp(&deja_model::ModelStamp {
+                fingerprint: "f".into(),
+                id: "m".into(),
+                dims: DIMS,
+            })
+            .unwrap();
+        sync(&store, &path, "m", DIMS).unwrap();
+        // The session forgotten is not the last one: a file whose watermark
+        // is above every unit left is rebuilt anyway.
+        let gone = stored_units_of(&store, &path, "a");
+        let kept = stored_units_of(&store, &path, "b");
+        // What the file stores for a unit is found in it: the check below
+        // can fail.
+        for bytes in gone.iter().chain(&kept) {
+            assert_eq!(bytes.len(), DIMS * 2);
+            assert!(file_holds(&path, bytes));
+        }
+
+        let row = store.session_row("test", "a").unwrap().unwrap();
+        store.forget(&[row]).unwrap();
+        assert!(rebuild_pending(&store).unwrap());
+        assert!(!in_sync(&store, &path).unwrap());
+        sync_after_change(&store, &path).unwrap();
+        assert!(!rebuild_pending(&store).unwrap());
+        assert!(in_sync(&store, &path).unwrap());
+        for bytes in &gone {
+            assert!(
+                !file_holds(&path, bytes),
+                "a forgotten vector is in the file"
+            );
+        }
+        for bytes in &kept {
+            assert!(file_holds(&path, bytes));
+        }
+        holds_exactly_the_units(&VectorIndex::open(&path, DIMS, false).unwrap(), &store);
+    }
+
+    #[test]
+    fn a_pulled_session_retracted_leaves_its_vector_bytes_in_no_byte_of_the_file() {
+        let (_dir, mut store, path) = setup();
+        let theirs = session("t", &["pulled one", "pulled two"]);
+        store
+            .apply_pulled(&[crate::ingest::Pulled {
+                origin: "ana@laptop",
+                hash: "h1",
+                session: &theirs,
+            }])
+            .unwrap();
+        embed(&mut store, "m");
+        apply(&mut store, "a", &["alpha", "beta"]);
+        embed(&mut store, "m");
+        store
+            .set_model_stamp(&deja_model::ModelStamp {
+                fingerprint: "f".into(),
+                id: "m".into(),
+                dims: DIMS,
+            })
+            .unwrap();
+        sync(&store, &path, "m", DIMS).unwrap();
+        let gone = stored_units_of(&store, &path, "t");
+        assert!(gone.iter().all(|b| file_holds(&path, b)));
+        let pulled: Vec<i64> = store.pulled().unwrap().iter().map(|p| p.row).collect();
+        assert_eq!(store.remove_pulled(&pulled).unwrap(), 1);
+        // Whoever syncs next rebuilds: here the embedding pass's sync.
+        sync(&store, &path, "m", DIMS).unwrap();
+        for bytes in &gone {
+            assert!(
+                !file_holds(&path, bytes),
+                "a retracted vector is in the file"
+            );
+        }
+        holds_exactly_the_units(&VectorIndex::open(&path, DIMS, false).unwrap(), &store);
+    }
+
+    #[test]
+    fn units_dropped_by_a_growing_message_do_not_rebuild_the_file() {
+        let (_dir, mut store, path) = setup();
+        apply(&mut store, "a", &["zero", "one"]);
+        embed(&mut store, "m");
+        sync(&store, &path, "m", DIMS).unwrap();
+        apply(&mut store, "a", &["zero", "one and more"]);
+        assert!(!rebuild_pending(&store).unwrap());
+        let index = sync(&store, &path, "m", DIMS).unwrap();
+        holds_exactly_the_units(&index, &store);
     }
 
     #[test]

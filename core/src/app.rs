@@ -104,11 +104,15 @@ impl App {
             let exe_dir = std::env::current_exe()
                 .ok()
                 .and_then(|p| p.parent().map(|d| d.to_path_buf()));
-            PluginHost::load(candidates::find(
+            let host = PluginHost::load(candidates::find(
                 &config_paths,
                 &self.paths.plugin_dir(),
                 exe_dir.as_deref(),
-            ))
+            ));
+            for warning in &host.warnings {
+                crate::output::warn(warning);
+            }
+            host
         })
     }
 

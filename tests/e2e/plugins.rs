@@ -248,3 +248,88 @@ fn a_second_plugin_for_one_harness_is_refused() {
     assert!(reason.contains("duplicate harness `aider`"), "{reason}");
     assert!(reason.contains(user_copy.to_str().unwrap()), "{reason}");
 }
+
+#[test]
+fn an_installed_deja_does_not_load_plugins_beside_it() {
+    // `~/.local/bin` is where pip, pipx and npm drop files: an installed deja
+    // reads its readers from `~/.local/lib/deja/plugins` only.
+    let sb = Sandbox::new();
+    let bin = sb.home.join(".local/bin");
+    let lib = sb.home.join(".local/lib/deja/plugins");
+    for dir in [&bin, &lib] {
+        std::fs::create_dir_all(dir).unwrap();
+        set_mode(dir, 0o755);
+    }
+    let deja = install_plugin(&crate::common::deja_bin(), &bin);
+    let dropped = install_plugin(&test_plugins().join(lib_name("deja_plugin_hello")), &bin);
+    let bundled = crate::common::deja_bin()
+        .parent()
+        .unwrap()
+        .join(lib_name("deja_plugin_aider"));
+    let reader = install_plugin(&bundled, &lib);
+
+    let out = sb
+        .command_of(&deja)
+        .args(["plugins", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let paths: Vec<&str> = list["plugins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        !paths.contains(&dropped.to_str().unwrap()),
+        "a file beside the installed program was tried: {list:#}"
+    );
+    assert_eq!(paths, [reader.to_str().unwrap()], "{list:#}");
+    let aider = plugin(&list, "harness", "aider");
+    assert_eq!(aider["status"], "loaded", "{aider:#}");
+    assert_eq!(aider["origin"], "bundled");
+}
+
+#[test]
+fn a_plugin_under_a_folder_others_can_change_is_refused_with_a_warning() {
+    let sb = Sandbox::new();
+    // The plugin's own folder is fine; one further up is group-writable.
+    let shared = sb.home.join("shared");
+    let dir = shared.join("plugins");
+    std::fs::create_dir_all(&dir).unwrap();
+    set_mode(&dir, 0o755);
+    set_mode(&shared, 0o775);
+    let hello = install_plugin(&test_plugins().join(lib_name("deja_plugin_hello")), &dir);
+    sb.config(&format!(
+        "[plugins]\npaths = [{:?}]\n",
+        dir.to_str().unwrap()
+    ));
+
+    let out = sb.ok(&["plugins", "--json"]);
+    let list = out.json();
+    let refused = by_file(&list, &lib_name("deja_plugin_hello"));
+    assert_eq!(refused["status"], "refused", "{refused:#}");
+    let reason = refused["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(&format!("`{}`", shared.display()))
+            && reason.contains("writable by its group")
+            && reason.contains("chmod go-w"),
+        "{reason}"
+    );
+    // Any command says so on stderr, naming the file.
+    let warning = format!("warning: plugin `{}` not loaded: ", hello.display());
+    assert!(out.stderr.contains(&warning), "{}", out.stderr);
+    let out = sb.run(&["sessions"]);
+    assert!(out.stderr.contains(&warning), "{}", out.stderr);
+    assert_eq!(plugin(&list, "harness", "aider")["status"], "loaded");
+
+    set_mode(&shared, 0o755);
+    let out = sb.ok(&["plugins", "--json"]);
+    assert_eq!(plugin(&out.json(), "harness", "hello")["status"], "loaded");
+    assert!(!out.stderr.contains("not loaded"), "{}", out.stderr);
+}

@@ -1,8 +1,10 @@
 //! Finding plugin files: which folders are searched, in which order, and which
 //! file names count as deja plugins (`[lib]deja_plugin_*.{so,dylib,dll}`).
-//! Bundled readers sit beside the executable (as `cargo build` leaves them)
-//! or in `<prefix>/lib/deja/plugins` for an executable in `<prefix>/bin`
-//! (as `scripts/install` puts them).
+//! Bundled readers sit beside the executable when it was run from a cargo
+//! build folder (as `cargo build` leaves them), or in
+//! `<prefix>/lib/deja/plugins` for an executable in `<prefix>/bin` (as
+//! `scripts/install` puts them). An installed executable's own folder, such
+//! as `~/.local/bin` where other tools drop files, is never searched.
 
 use std::path::{Path, PathBuf};
 
@@ -16,8 +18,8 @@ pub enum Origin {
     Config,
     /// The user's plugin folder (`<data dir>/plugins`).
     UserDir,
-    /// Next to the deja executable (the in-tree readers), or in the
-    /// installation's `lib/deja/plugins` folder.
+    /// Next to the deja executable in a cargo build folder (the in-tree
+    /// readers), or in the installation's `lib/deja/plugins` folder.
     Bundled,
 }
 
@@ -62,8 +64,39 @@ pub fn installed_plugin_dir(exe_dir: &Path) -> Option<PathBuf> {
         .map(|prefix| prefix.join("lib").join("deja").join("plugins"))
 }
 
+/// Whether `dir` is a folder cargo builds into: `<target>/debug` or
+/// `<target>/release`, or `<target>/<triple>/<profile>`, or the `deps` folder
+/// of one of these, where `<target>` is named `target` or is marked as
+/// cargo's by its `CACHEDIR.TAG` (a `CARGO_TARGET_DIR`), and the profile folder
+/// holds cargo's `.cargo-lock`.
+pub fn is_cargo_build_dir(dir: &Path) -> bool {
+    let name = |p: &Path| p.file_name().and_then(|n| n.to_str()).map(String::from);
+    let profile = if name(dir).as_deref() == Some("deps") {
+        dir.parent()
+    } else {
+        Some(dir)
+    };
+    let Some(profile) = profile else {
+        return false;
+    };
+    if !matches!(name(profile).as_deref(), Some("debug" | "release"))
+        || !profile.join(".cargo-lock").is_file()
+    {
+        return false;
+    }
+    let is_target = |p: &Path| {
+        name(p).as_deref() == Some("target")
+            || std::fs::read(p.join("CACHEDIR.TAG"))
+                .is_ok_and(|tag| tag.starts_with(b"Signature: 8a477f597d28d172789f06886806bc55"))
+    };
+    let parent = profile.parent();
+    let grandparent = parent.and_then(Path::parent);
+    [parent, grandparent].into_iter().flatten().any(is_target)
+}
+
 /// Candidates in search order: config paths, then the user's plugin folder,
-/// then the executable's folder, then the installation's plugin folder
+/// then the executable's folder when it is a cargo build folder
+/// ([`is_cargo_build_dir`]), then the installation's plugin folder
 /// ([`installed_plugin_dir`]). A plugin found earlier wins over a later one
 /// for the same harness, so a user can replace a bundled reader.
 pub fn find(config_paths: &[PathBuf], user_dir: &Path, exe_dir: Option<&Path>) -> Vec<Candidate> {
@@ -81,7 +114,9 @@ pub fn find(config_paths: &[PathBuf], user_dir: &Path, exe_dir: Option<&Path>) -
     }
     scan_dir(user_dir, Origin::UserDir, &mut out);
     if let Some(dir) = exe_dir {
-        scan_dir(dir, Origin::Bundled, &mut out);
+        if is_cargo_build_dir(dir) {
+            scan_dir(dir, Origin::Bundled, &mut out);
+        }
         if let Some(installed) = installed_plugin_dir(dir) {
             scan_dir(&installed, Origin::Bundled, &mut out);
         }
@@ -130,8 +165,24 @@ mod tests {
         assert!(!is_plugin_file_name("libdeja_plugin_aider.d"));
     }
 
+    fn lib(name: &str) -> String {
+        format!(
+            "{}deja_plugin_{name}.{}",
+            std::env::consts::DLL_PREFIX,
+            std::env::consts::DLL_EXTENSION
+        )
+    }
+
+    fn found(user: &Path, exe_dir: &Path) -> Vec<(PathBuf, Origin)> {
+        find(&[], user, Some(exe_dir))
+            .into_iter()
+            .map(|c| (c.path, c.origin))
+            .collect()
+    }
+
     #[test]
-    fn bundled_readers_are_found_beside_the_executable_and_in_the_installation() {
+    fn an_installed_executables_folder_is_not_searched() {
+        // `~/.local/bin`: pip, pipx and npm drop files there.
         let root = tempfile::tempdir().unwrap();
         let bin = root.path().join("bin");
         let installed = root.path().join("lib/deja/plugins");
@@ -140,28 +191,62 @@ mod tests {
             std::fs::create_dir_all(dir).unwrap();
         }
         assert_eq!(installed_plugin_dir(&bin), Some(installed.clone()));
-        let lib = |name: &str| {
-            format!(
-                "{}deja_plugin_{name}.{}",
-                std::env::consts::DLL_PREFIX,
-                std::env::consts::DLL_EXTENSION
-            )
-        };
         for (dir, name) in [(&bin, "beside"), (&installed, "lib"), (&user, "mine")] {
             std::fs::write(dir.join(lib(name)), b"").unwrap();
         }
+        // Even a `.cargo-lock` does not make `bin` a build folder.
+        std::fs::write(bin.join(".cargo-lock"), b"").unwrap();
         std::fs::write(installed.join("README"), b"").unwrap();
-        let found: Vec<(PathBuf, Origin)> = find(&[], &user, Some(&bin))
-            .into_iter()
-            .map(|c| (c.path, c.origin))
-            .collect();
         assert_eq!(
-            found,
+            found(&user, &bin),
             vec![
                 (user.join(lib("mine")), Origin::UserDir),
-                (bin.join(lib("beside")), Origin::Bundled),
                 (installed.join(lib("lib")), Origin::Bundled),
             ]
         );
+    }
+
+    #[test]
+    fn a_cargo_build_folder_is_searched() {
+        let root = tempfile::tempdir().unwrap();
+        let user = root.path().join("user");
+        std::fs::create_dir_all(&user).unwrap();
+        for profile in [
+            "target/debug",
+            "target/release",
+            "target/x86_64-unknown-linux-gnu/release",
+        ] {
+            let dir = root.path().join(profile);
+            std::fs::create_dir_all(dir.join("deps")).unwrap();
+            std::fs::write(dir.join(".cargo-lock"), b"").unwrap();
+            std::fs::write(dir.join(lib("beside")), b"").unwrap();
+            assert!(is_cargo_build_dir(&dir), "{profile}");
+            assert!(is_cargo_build_dir(&dir.join("deps")), "{profile}/deps");
+            assert_eq!(
+                found(&user, &dir),
+                vec![(dir.join(lib("beside")), Origin::Bundled)]
+            );
+        }
+        // A CARGO_TARGET_DIR of another name, marked by cargo.
+        let custom = root.path().join("build-out/debug");
+        std::fs::create_dir_all(&custom).unwrap();
+        std::fs::write(custom.join(".cargo-lock"), b"").unwrap();
+        assert!(!is_cargo_build_dir(&custom));
+        std::fs::write(
+            root.path().join("build-out/CACHEDIR.TAG"),
+            b"Signature: 8a477f597d28d172789f06886806bc55\n# cargo",
+        )
+        .unwrap();
+        assert!(is_cargo_build_dir(&custom));
+        // Named like one, but cargo never built there.
+        let fake = root.path().join("fake/target/release");
+        std::fs::create_dir_all(&fake).unwrap();
+        assert!(!is_cargo_build_dir(&fake));
+        for other in ["bin", "target", "target/doc"] {
+            let dir = root.path().join(other);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join(".cargo-lock"), b"").unwrap();
+            assert!(!is_cargo_build_dir(&dir), "{other}");
+        }
     }
 }

@@ -5,12 +5,14 @@
 //!
 //! - [`candidates`]: where plugin files are looked for.
 //! - [`loader`]: permission and ABI checks, loading one library.
+//! - `permissions`: who may own and write a plugin file and the folders above it.
 //! - [`convert`]: the readers' ABI values turned into deja's types.
 //! - [`transcripts`]: reading transcript files for the readers.
 
 pub mod candidates;
 mod convert;
 pub mod loader;
+mod permissions;
 pub mod transcripts;
 
 use std::path::{Path, PathBuf};
@@ -269,6 +271,9 @@ pub struct PluginHost {
     pub plugins: Vec<Plugin>,
     /// One report per candidate file.
     pub reports: Vec<Report>,
+    /// One line per plugin file refused for who owns or can change it: the
+    /// file and the reason, for deja to print whatever the command.
+    pub warnings: Vec<String>,
 }
 
 impl PluginHost {
@@ -287,7 +292,11 @@ impl PluginHost {
                 status: Status::Loaded,
             };
             match loader::load(&c.path) {
-                Err(loader::LoadError::Refused(r)) => report.status = Status::Refused(r),
+                Err(loader::LoadError::Refused(r)) => {
+                    host.warnings
+                        .push(format!("plugin `{}` not loaded: {r}", c.path.display()));
+                    report.status = Status::Refused(r)
+                }
                 Err(loader::LoadError::Incompatible(r)) => report.status = Status::Incompatible(r),
                 Err(loader::LoadError::Invalid(r)) => report.status = Status::Invalid(r),
                 Ok(loaded) => {

@@ -1,4 +1,4 @@
-//! Loading one plugin library: refuse files others can write to, read the ABI
+//! Loading one plugin library: refuse files others own or can change, read the ABI
 //! tag before any plugin code runs, then let abi_stable check the root
 //! module's layout. Every failure becomes a [`LoadError`] with a reason a user
 //! can act on.
@@ -31,39 +31,12 @@ pub struct Loaded {
     pub abi: AbiVersion,
 }
 
-/// Refuses plugin files, or folders holding them, that group or others can
-/// write to: plugins are native code that runs inside deja.
+/// Refuses a plugin file that someone other than this user or root owns or
+/// can write to, or that sits in a folder (at any depth, up to `/`) someone
+/// else could change: plugins are native code that runs inside deja. See
+/// [`crate::permissions`] for the rule.
 pub fn check_permissions(path: &Path) -> Result<(), LoadError> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mut places = vec![path.to_path_buf()];
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            places.push(parent.to_path_buf());
-        }
-        for place in places {
-            let meta = std::fs::metadata(&place).map_err(|e| {
-                LoadError::Invalid(format!("cannot read `{}`: {e}", place.display()))
-            })?;
-            let mode = meta.permissions().mode();
-            // A sticky, world-writable folder (like /tmp) still lets others
-            // replace files they own, so it is refused too.
-            if mode & 0o022 != 0 {
-                let who = match (mode & 0o020 != 0, mode & 0o002 != 0) {
-                    (true, true) => "its group and everyone",
-                    (true, false) => "its group",
-                    _ => "everyone",
-                };
-                let kind = if meta.is_dir() { "folder" } else { "file" };
-                return Err(LoadError::Refused(format!(
-                    "{kind} `{}` is writable by {who}, and plugins are native code run by deja; hint: chmod go-w '{}'",
-                    place.display(),
-                    place.display()
-                )));
-            }
-        }
-    }
-    Ok(())
+    crate::permissions::check(path)
 }
 
 /// Reads the plugin's ABI tag without running any of its code beyond the

@@ -60,10 +60,12 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// Sessions found empty and skipped.
     pub skipped_empty: u64,
-    /// Transcripts read again although their content had not changed, because
-    /// the reader or a setting that shapes what is stored (its config
-    /// section, the redaction settings) changed: text stored before may be
-    /// gone, so the caller scrubs the store ([`Store::scrub`]).
+    /// Transcripts read again because a setting that shapes what is stored
+    /// (the reader's config section, the redaction settings) changed, whether
+    /// or not their content changed too, or because the reader changed and
+    /// their content did not: text stored before may be gone, so the store is
+    /// marked for erasure ([`Store::require_erasure`]) and the caller scrubs
+    /// it ([`Store::scrub`]) and rebuilds the vector index file.
     pub reread_for_settings: usize,
     /// What the store did.
     pub applied: Applied,
@@ -159,10 +161,10 @@ pub fn run(
                 applied,
                 skipped_empty,
                 warnings,
-                same_content,
+                reread,
             }) => {
                 report.changed += 1;
-                report.reread_for_settings += usize::from(same_content);
+                report.reread_for_settings += usize::from(reread);
                 report.applied.add(&applied);
                 report.skipped_empty += u64::from(skipped_empty);
                 report.warnings.extend(
@@ -210,8 +212,9 @@ enum Outcome {
         applied: Applied,
         skipped_empty: u32,
         warnings: Vec<String>,
-        /// Read again with the same content (the reader or settings changed).
-        same_content: bool,
+        /// Read again because the settings changed (whatever the content),
+        /// or the reader changed and the content did not.
+        reread: bool,
     },
 }
 
@@ -293,10 +296,12 @@ fn index_one(
             return Ok(Ok(Outcome::Unchanged));
         }
     }
-    // The same bytes read again: the reader or a setting changed.
-    let same_content = known
+    // Text stored before may be gone now: the settings changed (whether or
+    // not the content did too: a growing transcript under new redaction
+    // rules), or the same bytes are read by another reader.
+    let reread = known
         .as_ref()
-        .is_some_and(|k| k.error.is_none() && k.hash == hash);
+        .is_some_and(|k| k.settings != settings || (k.error.is_none() && k.hash == hash));
     match plugin.parse(path, &t.bytes, t.modified_ms, context) {
         Ok(parsed) => {
             let sessions: Vec<Session> = parsed
@@ -304,12 +309,17 @@ fn index_one(
                 .into_iter()
                 .map(|s| redactor.session(s))
                 .collect();
+            if reread {
+                // Before the text is replaced: a run killed in between
+                // leaves the scrub and the vector rebuild to the next one.
+                store.require_erasure()?;
+            }
             let applied = store.apply(&file, &sessions)?;
             Ok(Ok(Outcome::Indexed {
                 applied,
                 skipped_empty: parsed.skipped_empty,
                 warnings: parsed.warnings,
-                same_content,
+                reread,
             }))
         }
         Err(e) => {

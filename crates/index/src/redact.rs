@@ -1,20 +1,31 @@
-//! Secret redaction, applied to everything a reader returns before it is
-//! stored, embedded or printed: API keys and tokens, JWTs, private keys,
-//! passwords in URLs and connection strings, `--api-key` arguments and
-//! `Authorization: Bearer` headers become typed markers such as
-//! `[REDACTED:github-token]`. Users can add patterns or turn it off.
+//! Secret redaction, applied to every string field of what a reader returns
+//! before it is stored, embedded or printed: API keys and tokens (OpenAI,
+//! Anthropic, AWS, GitHub, GitLab, Slack, Google, Stripe, Hugging Face, npm,
+//! PyPI), JWTs, private keys, passwords in URLs and connection strings,
+//! `--api-key` arguments, `Authorization: Bearer` headers, `API_KEY=`-style
+//! assignments and quoted `"apiKey": "..."` values become typed markers such
+//! as `[REDACTED:github-token]`. The generic rules (assignments, quoted
+//! values, and the shapes whose prefix is an ordinary word: `hf_`) redact a
+//! value only when it looks like a secret (see [`looks_secret`]), so that
+//! `TOKEN_LIMIT=4096` or `hf_hub_download` stay. Users can add patterns or
+//! turn it off.
 
 use regex::{Regex, RegexSet};
 
 use deja_model::Session;
 
-/// One rule: a pattern, the marker name, and which capture group holds the
-/// secret (0 = the whole match).
+/// One rule: a pattern, the marker name, which capture group holds the
+/// secret (0 = the whole match), and whether the secret must also look like
+/// one ([`looks_secret`]).
 struct Rule {
     name: String,
     regex: Regex,
     group: usize,
+    checked: bool,
 }
+
+/// Built-in rules whose match is redacted only when [`looks_secret`] says so.
+const CHECKED: &[&str] = &["huggingface-token", "secret-assignment", "quoted-secret"];
 
 /// The built-in rules: (name, pattern, group holding the secret).
 const BUILTIN: &[(&str, &str, usize)] = &[
@@ -69,7 +80,55 @@ const BUILTIN: &[(&str, &str, usize)] = &[
         r#"(?i)(?:password|passwd|pwd)\s*[=:]\s*["']?([^\s;'"&,\[\]]{4,})"#,
         1,
     ),
+    // Stripe secret and restricted keys, live and test (`pk_` keys are
+    // publishable, not secret).
+    ("stripe-key", r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", 0),
+    ("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}", 0),
+    ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}\b", 0),
+    ("npm-token", r"\bnpm_[A-Za-z0-9]{36,}\b", 0),
+    ("pypi-token", r"\bpypi-[A-Za-z0-9_\-]{50,}", 0),
+    (
+        "secret-assignment",
+        // `API_KEY=...`, `export GITHUB_TOKEN=...`, `SECRET: ...` (the names
+        // of environment variables and settings, upper case); the value,
+        // not the name, is redacted, and not a `$VARIABLE` it refers to.
+        r#"\b(?:[A-Z0-9]+_)*(?:API_?KEY|SECRET(?:_?KEY)?|TOKEN|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY)(?:_[A-Z0-9]+)*\s*[=:]\s*["']?([^\s"'`;,&$\[\]{}()<>]{8,})"#,
+        1,
+    ),
+    (
+        "quoted-secret",
+        // `"apiKey": "..."`, `'api_key' => '...'`, `token="..."`: a secret-named
+        // key (quoted or not, any case) with a quoted value.
+        r#"(?i)(?:^|[^A-Za-z0-9_])["']?(?:api[_-]?key|access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|secret[_-]?key|token|secret|password|passwd)["']?\s*(?:=>|[:=])\s*["']([^"'\s\[\]{}()<>$]{8,})["']"#,
+        1,
+    ),
 ];
+
+/// Whether `value` looks like a secret rather than a word, a number or a
+/// placeholder: at least 8 characters, of two kinds or more (lower case,
+/// upper case, digits, others), and not one character repeated.
+pub fn looks_secret(value: &str) -> bool {
+    let len = value.chars().count();
+    if len < 8 {
+        return false;
+    }
+    let mut chars = value.chars();
+    if let Some(first) = chars.next() {
+        if chars.all(|c| c == first) {
+            return false;
+        }
+    }
+    let kinds = [
+        value.chars().any(|c| c.is_ascii_lowercase()),
+        value.chars().any(|c| c.is_ascii_uppercase()),
+        value.chars().any(|c| c.is_ascii_digit()),
+        value.chars().any(|c| !c.is_ascii_alphanumeric()),
+    ]
+    .iter()
+    .filter(|k| **k)
+    .count();
+    kinds >= 2
+}
 
 /// Replaces secrets in text.
 pub struct Redactor {
@@ -106,6 +165,7 @@ impl Redactor {
                 name: (*name).to_string(),
                 regex,
                 group: *group,
+                checked: CHECKED.contains(name),
             });
         }
         for (name, pattern) in extra {
@@ -117,6 +177,7 @@ impl Redactor {
                 name: name.clone(),
                 regex,
                 group: 0,
+                checked: false,
             });
         }
         let set = RegexSet::new(rules.iter().map(|r| r.regex.as_str())).map_err(|source| {
@@ -156,7 +217,7 @@ impl Redactor {
         let mut out = text.to_string();
         for i in matched {
             let rule = &self.rules[i];
-            out = replace(&rule.regex, rule.group, &rule.name, &out);
+            out = replace(rule, &out);
         }
         out
     }
@@ -176,19 +237,33 @@ impl Redactor {
             spec.push(0);
             spec.extend_from_slice(r.group.to_string().as_bytes());
             spec.push(0);
+            spec.push(u8::from(r.checked));
+            spec.push(0);
         }
         let mut hash = deja_model::sha256_hex(&spec);
         hash.truncate(16);
         hash
     }
 
-    /// A session with every text field redacted.
+    /// A session with every string field redacted: its ids (deja's, the
+    /// harness's and its parent's), project (folder, name, id), title, and
+    /// each message's text and id, file path and command. Only the harness
+    /// name, which names the reader, is kept as it is.
     pub fn session(&self, mut s: Session) -> Session {
         if self.set.is_none() {
             return s;
         }
+        let opt = |v: Option<String>| v.map(|t| self.text(&t));
+        s.id = self.text(&s.id);
+        s.native_id = self.text(&s.native_id);
+        s.parent_id = opt(s.parent_id);
+        s.project.dir = opt(s.project.dir);
+        s.project.name = opt(s.project.name);
+        s.project.id = opt(s.project.id);
+        s.title = opt(s.title);
         for m in &mut s.messages {
             m.text = self.text(&m.text);
+            m.native_id = opt(m.native_id.take());
         }
         for c in &mut s.commands {
             c.command = self.text(&c.command);
@@ -196,19 +271,21 @@ impl Redactor {
         for f in &mut s.files {
             f.path = self.text(&f.path);
         }
-        s.title = s.title.map(|t| self.text(&t));
         s
     }
 }
 
-fn replace(regex: &Regex, group: usize, name: &str, text: &str) -> String {
-    let marker = format!("[REDACTED:{name}]");
+fn replace(rule: &Rule, text: &str) -> String {
+    let marker = format!("[REDACTED:{}]", rule.name);
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
-    for caps in regex.captures_iter(text) {
-        let Some(m) = caps.get(group).or_else(|| caps.get(0)) else {
+    for caps in rule.regex.captures_iter(text) {
+        let Some(m) = caps.get(rule.group).or_else(|| caps.get(0)) else {
             continue;
         };
+        if rule.checked && !looks_secret(m.as_str()) {
+            continue;
+        }
         out.push_str(&text[last..m.start()]);
         out.push_str(&marker);
         last = m.end();
@@ -266,14 +343,158 @@ mod tests {
     }
 
     #[test]
+    fn the_newer_secret_shapes_are_redacted_and_only_their_values() {
+        let cases = [
+            (
+                "charge with sk_live_FAKEfakeFAKE0123456789 now",
+                "charge with [REDACTED:stripe-key] now",
+            ),
+            ("rk_live_FAKEfakeFAKE0123456789", "[REDACTED:stripe-key]"),
+            ("sk_test_FAKEfakeFAKE0123456789.", "[REDACTED:stripe-key]."),
+            (
+                "git clone https://x:glpat-FAKEfakeFAKE01234567@gitlab.com/a",
+                "[REDACTED:",
+            ),
+            (
+                "token glpat-FAKEfakeFAKE01234567",
+                "token [REDACTED:gitlab-token]",
+            ),
+            (
+                "login hf_FAKEfakeFAKEfakeFAKEfakeFAKEfake12",
+                "login [REDACTED:huggingface-token]",
+            ),
+            (
+                "npm_FAKEfakeFAKEfakeFAKEfakeFAKEfake1234",
+                "[REDACTED:npm-token]",
+            ),
+            (
+                "pypi-AgEIcHlwaS5vcmcFAKEfakeFAKEfakeFAKEfakeFAKEfake0123",
+                "[REDACTED:pypi-token]",
+            ),
+            (
+                "API_KEY=FAKEgeneric0123",
+                "API_KEY=[REDACTED:secret-assignment]",
+            ),
+            (
+                "export OPENROUTER_API_KEY=\"FAKEgeneric0123\"",
+                "OPENROUTER_API_KEY=\"[REDACTED:secret-assignment]\"",
+            ),
+            (
+                "SECRET=FAKEsecret4567 ./run",
+                "SECRET=[REDACTED:secret-assignment] ./run",
+            ),
+            (
+                "JWT_SECRET_KEY: FAKEsecret4567",
+                "JWT_SECRET_KEY: [REDACTED:secret-assignment]",
+            ),
+            ("TOKEN=FAKEtoken89ab", "TOKEN=[REDACTED:secret-assignment]"),
+            ("PASSWORD=FAKEpassw0rd", "PASSWORD=[REDACTED:password]"),
+            (
+                r#"{"apiKey": "FAKEjsonKey0123456"}"#,
+                r#"{"apiKey": "[REDACTED:quoted-secret]"}"#,
+            ),
+            (
+                r#"{"api_key":"FAKEjsonKey0123456"}"#,
+                r#"{"api_key":"[REDACTED:quoted-secret]"}"#,
+            ),
+            (
+                r#""token": "FAKEjson-token-01""#,
+                r#""token": "[REDACTED:quoted-secret]""#,
+            ),
+            (
+                r#""secret": 'FAKE/json+secret'"#,
+                r#""secret": '[REDACTED:quoted-secret]'"#,
+            ),
+            (
+                r#"client(token="FAKEkwarg0123")"#,
+                r#"client(token="[REDACTED:quoted-secret]")"#,
+            ),
+        ];
+        for (input, expected) in cases {
+            let out = r(input);
+            assert!(out.contains(expected), "{input:?} -> {out:?}");
+            assert!(!out.contains("FAKE"), "{input:?} -> {out:?}");
+        }
+    }
+
+    #[test]
     fn ordinary_text_is_untouched() {
         for t in [
             "The query misses the tenant predicate.",
             "use sk-learn for the model; skip tasks",
             "see https://example.org/path and user@example.org",
             "the password field is validated",
+            // Words and code that share a prefix or a name with a secret.
+            "the token is refreshed before it expires; pass a token: see the docs",
+            "from huggingface_hub import hf_hub_download; hf_hub_download(repo_id=x)",
+            "call hf_transfer and npm_config_cache, then pypi-simple",
+            "sk_live_ is the prefix of a Stripe live key",
+            "TOKEN_LIMIT=4096 MAX_TOKENS=100000000 TOKEN_COUNT=12345678",
+            "SECRET=$SECRET_FROM_VAULT TOKEN=${{ secrets.TOKEN }} API_KEY=<your key>",
+            r#"{"token": "refresh", "secret": "xxxxxxxxxxxx", "password": "hunter"}"#,
+            r#"tokenizer(eos_token = "<|endoftext|>")"#,
+            "a secret: nobody knows the apiKey of the token bucket",
         ] {
             assert_eq!(r(t), t);
+        }
+    }
+
+    #[test]
+    fn every_string_field_of_a_session_is_redacted() {
+        use deja_model::{CommandRecord, FileRecord, Message, Project, Role};
+        let key = "sk_live_FAKEfakeFAKE0123456789";
+        let s = Session {
+            harness: "test".into(),
+            id: format!("id-{key}"),
+            native_id: format!("native-{key}"),
+            started_at_ms: 0,
+            updated_at_ms: 0,
+            project: Project {
+                dir: Some(format!("/home/dev/{key}")),
+                name: Some(key.into()),
+                id: Some(format!("p-{key}")),
+            },
+            title: Some(format!("title {key}")),
+            parent_id: Some(format!("parent-{key}")),
+            precedence: 0,
+            messages: vec![Message {
+                role: Role::User,
+                text: format!("text {key}"),
+                timestamp_ms: 0,
+                native_id: Some(format!("m-{key}")),
+            }],
+            files: vec![FileRecord {
+                path: format!("/tmp/{key}/a.txt"),
+                action: "edit",
+                timestamp_ms: 0,
+            }],
+            commands: vec![CommandRecord {
+                command: format!("curl -u {key}: https://api.stripe.com"),
+                origin: "agent",
+                timestamp_ms: 0,
+            }],
+        };
+        let red = Redactor::new(&[]).unwrap().session(s);
+        let all = format!("{red:?}");
+        assert!(!all.contains("FAKE"), "{all}");
+        assert_eq!(red.project.name.as_deref(), Some("[REDACTED:stripe-key]"));
+        assert_eq!(red.native_id, "native-[REDACTED:stripe-key]");
+        assert_eq!(red.harness, "test");
+    }
+
+    #[test]
+    fn a_secret_looks_like_one() {
+        for v in ["FAKEtoken89ab", "a1b2c3d4", "abc/def+ghi", "FAKEFAKEfake"] {
+            assert!(looks_secret(v), "{v}");
+        }
+        for v in [
+            "refresh",
+            "abcdefghijkl",
+            "12345678",
+            "xxxxxxxxxxxx",
+            "ABCDEFGHIJKL",
+        ] {
+            assert!(!looks_secret(v), "{v}");
         }
     }
 

@@ -14,6 +14,8 @@
 //! - [`discover`], [`text`] and [`paths`]: helpers most readers need (config
 //!   roots and excludes, a bounded folder walk, decoding arbitrary bytes to
 //!   text, path strings of any operating system).
+//! - `testing` (feature `testing`, Unix): running a test again as an
+//!   unprivileged user, for the readers' permission tests.
 
 // Input-dependent code never indexes unchecked: a reader must not panic on
 // any bytes (SECURITY.md). Tests may index.
@@ -23,6 +25,8 @@ pub mod discover;
 pub mod export;
 pub mod module;
 pub mod paths;
+#[cfg(all(unix, feature = "testing"))]
+pub mod testing;
 pub mod text;
 pub mod types;
 pub mod version;

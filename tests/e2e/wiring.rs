@@ -337,13 +337,18 @@ fn deja_aider_starts_the_real_aider_with_the_digest_read_only() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let context = sb.data_dir().join("context/aider.md");
+    // The project's own digest, the only one in the per-project folder.
+    let digests = tree(&sb.data_dir().join("context/aider"));
+    assert_eq!(digests.len(), 1, "{digests:?}");
+    let context = digests[0].0.clone();
+    let name = context.file_name().unwrap().to_str().unwrap().to_string();
     // aider names the file relative to where it runs.
-    let loaded = stdout.lines().chain(stderr.lines()).any(|l| {
-        l.starts_with("Added ")
-            && l.contains("context/aider.md")
-            && l.contains("to the chat (read-only)")
-    });
+    // (It wraps long lines: read the words.)
+    let all = format!("{stdout}\n{stderr}");
+    let words: Vec<&str> = all.split_whitespace().collect();
+    let loaded = words
+        .join(" ")
+        .contains(&format!("context/aider/{name} to the chat (read-only)"));
     assert!(
         loaded,
         "aider did not load the digest\nstdout:\n{stdout}\nstderr:\n{stderr}"
@@ -353,4 +358,265 @@ fn deja_aider_starts_the_real_aider_with_the_digest_read_only() {
         digest.contains(&project.to_string_lossy().into_owned()),
         "{digest}"
     );
+}
+
+/// Runs `deja setup aider` (or with `--undo`) and returns the conf file's text.
+fn aider_setup(sb: &Sandbox, undo: bool) -> String {
+    let args: &[&str] = if undo {
+        &["setup", "aider", "--undo"]
+    } else {
+        &["setup", "aider"]
+    };
+    sb.ok(args);
+    std::fs::read_to_string(sb.home.join(".aider.conf.yml")).unwrap_or_default()
+}
+
+/// The forms of `read:` setup edits, each with the file as the user had it,
+/// an item the user adds after setup (appended at the end of the file, where
+/// the list is) and what undo must leave then.
+const FORMS: &[(&str, &str, &str, &str)] = &[
+    (
+        "no read key",
+        "# my aider settings\nmodel: gpt-4o  # the default model\n",
+        "  - mine.md\n",
+        "# my aider settings\nmodel: gpt-4o  # the default model\nread:\n  - mine.md\n",
+    ),
+    (
+        "block list",
+        "model: gpt-4o\nread:\n  - a.md\n  - b.md  # style\n",
+        "  - mine.md\n",
+        "model: gpt-4o\nread:\n  - a.md\n  - b.md  # style\n  - mine.md\n",
+    ),
+    (
+        "single value",
+        "model: gpt-4o\nread: CONVENTIONS.md  # style\n",
+        "  - mine.md\n",
+        "model: gpt-4o\nread:\n  - CONVENTIONS.md  # style\n  - mine.md\n",
+    ),
+    (
+        "flow list",
+        "model: gpt-4o\nread: [a.md,b.md]  # two\n",
+        "",
+        "model: gpt-4o\nread: [a.md, b.md, mine.md]  # two\n",
+    ),
+];
+
+#[test]
+fn setup_aider_undo_restores_every_read_form_byte_for_byte_when_unedited() {
+    for (form, conf, _, _) in FORMS {
+        let sb = Sandbox::new();
+        let path = sb.write(".aider.conf.yml", conf);
+        crate::common::set_mode(&path, 0o640);
+        let edited = aider_setup(&sb, false);
+        assert_ne!(&edited, conf, "{form}: setup changed nothing");
+        assert!(
+            edited.contains(sb.data_dir().join("context/aider.md").to_str().unwrap()),
+            "{form}: {edited}"
+        );
+        assert_eq!(&aider_setup(&sb, true), conf, "{form}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o640, "{form}: the file's mode changed");
+        }
+        assert!(
+            !sb.home.join(".aider.conf.yml.deja-backup").exists(),
+            "{form}: the backup stayed"
+        );
+        let again = sb.ok(&["setup", "aider", "--undo"]);
+        assert!(again.stdout.is_empty(), "{form}: {}", again.stdout);
+    }
+}
+
+#[test]
+fn setup_aider_undo_after_another_key_was_added_gives_back_the_original_and_the_key() {
+    for (form, conf, _, _) in FORMS {
+        let sb = Sandbox::new();
+        let edited = aider_setup(sb_with(&sb, conf), false);
+        let path = sb.home.join(".aider.conf.yml");
+        std::fs::write(&path, format!("{edited}dark-mode: true\n")).unwrap();
+        let out = sb.ok(&["setup", "aider", "--undo"]);
+        assert!(
+            out.stdout.contains("edited since setup"),
+            "{form}: {}",
+            out.stdout
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            format!("{conf}dark-mode: true\n"),
+            "{form}"
+        );
+    }
+}
+
+/// `sb` with `conf` as its `~/.aider.conf.yml`.
+fn sb_with<'a>(sb: &'a Sandbox, conf: &str) -> &'a Sandbox {
+    sb.write(".aider.conf.yml", conf);
+    sb
+}
+
+#[test]
+fn setup_aider_undo_after_the_user_added_an_entry_keeps_it_and_every_other() {
+    for (form, conf, added, want) in FORMS {
+        let sb = Sandbox::new();
+        let edited = aider_setup(sb_with(&sb, conf), false);
+        let entry = sb.data_dir().join("context/aider.md");
+        let entry = entry.to_str().unwrap();
+        let path = sb.home.join(".aider.conf.yml");
+        let user = if added.is_empty() {
+            // The flow list: an item after deja's, inside the brackets.
+            edited.replace(&format!("{entry}]"), &format!("{entry}, mine.md]"))
+        } else {
+            format!("{edited}{added}")
+        };
+        assert_ne!(user, edited, "{form}: the test did not edit the file");
+        std::fs::write(&path, &user).unwrap();
+        sb.ok(&["setup", "aider", "--undo"]);
+        let undone = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(&undone, want, "{form}: from\n{user}");
+        assert!(!undone.contains(entry), "{form}");
+    }
+}
+
+#[test]
+fn setup_aider_refuses_what_it_could_not_undo_and_undo_refuses_to_guess() {
+    let sb = Sandbox::new();
+    let path = sb.home.join(".aider.conf.yml");
+    // A flow list over two lines: setup leaves it alone.
+    let conf = "read: [a.md,\n  b.md]\n";
+    sb.write(".aider.conf.yml", conf);
+    let out = sb.run(&["setup", "aider"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("flow list over several lines"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("hint:"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), conf);
+
+    // The user made deja's file their single value: undo cannot tell whose
+    // it is, says so, and changes nothing (and keeps what it needs).
+    sb.write(".aider.conf.yml", "model: x\nread: a.md\n");
+    let edited = aider_setup(&sb, false);
+    let entry = sb.data_dir().join("context/aider.md");
+    let entry = entry.to_str().unwrap();
+    let mine = format!("model: x\nread: {entry}\n");
+    std::fs::write(&path, &mine).unwrap();
+    let out = sb.run(&["setup", "aider", "--undo"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("cannot undo"), "{}", out.stderr);
+    assert!(out.stderr.contains("hint:"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), mine);
+    // Put back as setup left it, undo then works.
+    std::fs::write(&path, &edited).unwrap();
+    assert_eq!(aider_setup(&sb, true), "model: x\nread: a.md\n");
+}
+
+#[test]
+fn deja_aider_gives_each_project_its_own_digest() {
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    // A stand-in for aider: the first time, it writes a chat history naming
+    // its project, as aider does; it shows the file it was given to read.
+    let bin = sb.home.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("aider");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nname=$(basename \"$(pwd)\")\n[ -f .aider.chat.history.md ] || printf '\\n# aider chat started at 2026-07-17 09:00:00\\n\\n#### why is the %s queue stuck?  \\n\\nThe %s queue lost its consumer.\\n' \"$name\" \"$name\" >> .aider.chat.history.md\nwhile [ $# -gt 0 ]; do if [ \"$1\" = --read ]; then echo \"READ $2\"; fi; shift; done\n",
+    )
+    .unwrap();
+    crate::common::set_mode(&fake, 0o755);
+    sb.env("PATH", format!("{}:/usr/bin:/bin", bin.display()));
+    let mut read = std::collections::BTreeMap::new();
+    for round in 0..2 {
+        for name in ["alpha", "beta"] {
+            let repo = sb.home.join("code").join(name);
+            std::fs::create_dir_all(repo.join(".git")).unwrap();
+            let out = sb
+                .command()
+                .current_dir(&repo)
+                .arg("aider")
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            let file = stdout
+                .lines()
+                .find_map(|l| l.strip_prefix("READ "))
+                .unwrap_or_else(|| panic!("no --read: {stdout}"))
+                .to_string();
+            if round == 1 {
+                read.insert(name, (repo, PathBuf::from(file)));
+            }
+        }
+    }
+    let (alpha, alpha_file) = &read["alpha"];
+    let (beta, beta_file) = &read["beta"];
+    assert_ne!(alpha_file, beta_file, "one digest file for two projects");
+    for f in [alpha_file, beta_file] {
+        assert_eq!(f.parent().unwrap(), sb.data_dir().join("context/aider"));
+    }
+    let ids = |repo: &Path| -> Vec<String> {
+        let v = sb
+            .ok(&["sessions", "--json", "--project", repo.to_str().unwrap()])
+            .json();
+        v["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (alpha_ids, beta_ids) = (ids(alpha), ids(beta));
+    assert!(!alpha_ids.is_empty() && !beta_ids.is_empty());
+    let alpha_digest = std::fs::read_to_string(alpha_file).unwrap();
+    let beta_digest = std::fs::read_to_string(beta_file).unwrap();
+    for id in &alpha_ids {
+        assert!(
+            alpha_digest.contains(id.as_str()),
+            "{id} not in\n{alpha_digest}"
+        );
+        assert!(
+            !beta_digest.contains(id.as_str()),
+            "alpha's {id} in beta's\n{beta_digest}"
+        );
+    }
+    for id in &beta_ids {
+        assert!(
+            beta_digest.contains(id.as_str()),
+            "{id} not in\n{beta_digest}"
+        );
+        assert!(
+            !alpha_digest.contains(id.as_str()),
+            "beta's {id} in alpha's\n{alpha_digest}"
+        );
+    }
+    assert!(
+        alpha_digest.contains("alpha queue") && !alpha_digest.contains("beta queue"),
+        "{alpha_digest}"
+    );
+    assert!(
+        beta_digest.contains("beta queue") && !beta_digest.contains("alpha queue"),
+        "{beta_digest}"
+    );
+    // Both projects are recorded for the reader.
+    let projects = std::fs::read_to_string(sb.home.join(".config/deja/aider-projects")).unwrap();
+    assert_eq!(
+        projects,
+        format!("{}\n{}\n", alpha.display(), beta.display())
+    );
+    // The file setup names in ~/.aider.conf.yml holds neither project's memory.
+    sb.ok(&["setup", "aider"]);
+    let shared = std::fs::read_to_string(sb.data_dir().join("context/aider.md")).unwrap();
+    for id in alpha_ids.iter().chain(&beta_ids) {
+        assert!(!shared.contains(id.as_str()), "{shared}");
+    }
+    assert!(shared.contains("deja aider"), "{shared}");
 }

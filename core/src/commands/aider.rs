@@ -1,14 +1,19 @@
 //! `deja aider [ARGS...]`: records the project (its git root, else the current
 //! directory) in `~/.config/deja/aider-projects`, where the aider reader looks
-//! for histories, writes the project's digest (`deja context`) to a file that
-//! aider loads read-only (`--read`), runs aider with ARGS unchanged, and when
-//! aider exits indexes what it wrote, so the session that just ended is
-//! recallable at once. aider's exit status is deja's; a signal that ended
-//! aider ends deja the same way. While aider runs, deja ignores the
-//! terminal's interrupt and quit keys (they are aider's).
+//! for histories, writes the project's own digest (`deja context`) to a file
+//! of that project alone, which aider loads read-only (`--read`), runs aider
+//! with ARGS unchanged, and when aider exits indexes what it wrote, so the
+//! session that just ended is recallable at once. aider's exit status is
+//! deja's; a signal that ended aider ends deja the same way. While aider runs,
+//! deja ignores the terminal's interrupt and quit keys (they are aider's).
+//!
+//! Every project has its digest file (`<data>/context/aider/<hash>.md`), so an
+//! aider started in one project never reads another's memory, even when two
+//! start at once. The one file `deja setup aider` names in `~/.aider.conf.yml`
+//! (`<data>/context/aider.md`) cannot know the project aider runs in, so it
+//! holds no project's memory, only a note saying where that memory comes from.
 
 use std::ffi::OsString;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -29,8 +34,20 @@ pub fn project_dir(dir: &Path) -> PathBuf {
         .to_path_buf()
 }
 
-/// Adds `project` to the projects file unless it is listed; writes atomically.
+/// Adds `project` to the projects file unless it is listed. The read, the
+/// check and the atomic write happen under an exclusive lock on a file
+/// beside it, so two `deja aider` starting at once both get recorded.
 pub fn record_project(file: &Path, project: &Path) -> Result<bool> {
+    let dir = match file.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let _held = deja_fs::lock_exclusive(&dir.join(format!(".{name}.lock")))?;
     let existing = match std::fs::read_to_string(file) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -40,55 +57,79 @@ pub fn record_project(file: &Path, project: &Path) -> Result<bool> {
     if existing.lines().any(|l| l.trim() == entry) {
         return Ok(false);
     }
-    let dir = file.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
     let mut text = existing;
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
     text.push_str(&entry);
     text.push('\n');
-    let tmp = dir.join(format!(".aider-projects.tmp-{}", std::process::id()));
-    let write = || -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, file)
-    };
-    write().with_context(|| format!("cannot write `{}`", file.display()))?;
+    deja_fs::atomic_write(file, text.as_bytes())?;
     Ok(true)
 }
 
-/// The file `deja aider` hands aider with `--read`.
+/// The file `deja setup aider` lists in `~/.aider.conf.yml`: aider started
+/// directly reads it in whatever project it runs, so it holds no project's
+/// memory (see [`write_note`]).
 pub fn context_file(app: &App) -> PathBuf {
     app.paths.data_dir.join("context").join("aider.md")
 }
 
-/// Writes `project`'s digest to [`context_file`] (private to the user,
-/// renamed into place) and returns its path.
-pub fn write_context(app: &App, project: &Path) -> Result<PathBuf> {
+/// The digest file of `project` alone, which `deja aider` hands aider with
+/// `--read`: `<data>/context/aider/<16 hex of sha256 of the project dir>.md`.
+pub fn project_context_file(app: &App, project: &Path) -> PathBuf {
+    let hash = deja_model::sha256_hex(project.to_string_lossy().as_bytes());
+    app.paths
+        .data_dir
+        .join("context")
+        .join("aider")
+        .join(format!("{}.md", &hash[..16]))
+}
+
+/// What [`context_file`] says.
+const NOTE: &str = "## Memory of past sessions (from deja)\n\n\
+deja keeps one digest per project. `deja aider` passes the digest of the project it starts in \
+as its own read-only file; this file, read by every aider, holds no project's memory. \
+Start aider with `deja aider` to load this project's memory, or search it with `deja recall QUERY`.\n";
+
+/// Writes the note to [`context_file`] (private, renamed into place) unless
+/// it is there already; an older deja kept a project's digest in that file.
+pub fn write_note(app: &App) -> Result<PathBuf> {
     let file = context_file(app);
-    let dir = file.parent().unwrap_or(Path::new("."));
+    if std::fs::read_to_string(&file).ok().as_deref() == Some(NOTE) {
+        return Ok(file);
+    }
+    write_private(app, &file, NOTE)?;
+    Ok(file)
+}
+
+/// Writes `text` to `file` under the data folder: folders private, the file
+/// `0600`, renamed into place.
+fn write_private(app: &App, file: &Path, text: &str) -> Result<()> {
     deja_store::create_private_dir(&app.paths.data_dir)?;
-    deja_store::create_private_dir(dir)?;
+    let mut dirs: Vec<&Path> = file
+        .ancestors()
+        .skip(1)
+        .take_while(|d| *d != app.paths.data_dir.as_path())
+        .collect();
+    dirs.reverse();
+    for dir in dirs {
+        deja_store::create_private_dir(dir)?;
+    }
+    deja_fs::atomic_write_with_mode(file, text.as_bytes(), deja_fs::PRIVATE)?;
+    deja_store::make_private(file)?;
+    Ok(())
+}
+
+/// Writes `project`'s digest to its [`project_context_file`] (private to the
+/// user, renamed into place) and returns its path.
+pub fn write_context(app: &App, project: &Path) -> Result<PathBuf> {
+    let file = project_context_file(app, project);
     let digest = super::context::digest_for(
         app,
         &project.to_string_lossy(),
         app.config.config.context.max_bytes,
     )?;
-    let tmp = dir.join(format!(".aider.md.tmp-{}", std::process::id()));
-    let write = || -> std::io::Result<()> {
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut f = options.open(&tmp)?;
-        f.write_all(digest.text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &file)
-    };
-    write().with_context(|| format!("cannot write `{}`", file.display()))?;
-    deja_store::make_private(&file)?;
+    write_private(app, &file, &digest.text)?;
     Ok(file)
 }
 
@@ -114,6 +155,10 @@ pub fn run(app: &App, args: &[OsString]) -> Result<ExitStatus> {
         // Every aider session starts with its project's memory.
         let file = write_context(app, &project)?;
         cmd.arg("--read").arg(file);
+    }
+    if context_file(app).exists() {
+        // Wired by `deja setup aider`: that file must not hold a project's digest.
+        write_note(app)?;
     }
     cmd.args(args);
     let status =
@@ -204,6 +249,29 @@ mod tests {
         assert!(record_project(&file, Path::new("/b")).unwrap());
         assert!(!record_project(&file, Path::new("/b")).unwrap());
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "# mine\n/a\n/b\n");
+    }
+
+    #[test]
+    fn projects_recorded_at_once_are_all_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("cfg/aider-projects");
+        let threads: Vec<_> = (0..12)
+            .map(|i| {
+                let file = file.clone();
+                std::thread::spawn(move || {
+                    record_project(&file, Path::new(&format!("/p/{i}"))).unwrap()
+                })
+            })
+            .collect();
+        for t in threads {
+            assert!(t.join().unwrap());
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.sort();
+        let mut want: Vec<String> = (0..12).map(|i| format!("/p/{i}")).collect();
+        want.sort();
+        assert_eq!(lines, want);
     }
 
     #[test]

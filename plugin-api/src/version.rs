@@ -138,8 +138,9 @@ mod tests {
 
     #[test]
     fn newer_host_loads_older_minor() {
-        assert!(v(1, 3).accepts(v(1, 0)).is_ok());
-        assert!(v(1, 3).accepts(v(1, 3)).is_ok());
+        assert_eq!(v(1, 3).accepts(v(1, 0)), Ok(()));
+        assert_eq!(v(1, 3).accepts(v(1, 3)), Ok(()));
+        assert_eq!(CURRENT.accepts(AbiTag::CURRENT.version().unwrap()), Ok(()));
     }
 
     #[test]

@@ -182,16 +182,24 @@ mod tests {
             .join(format!("deja-qwen-search-{}", std::process::id()));
         let _ = fs::remove_dir_all(&base);
         let unique = base.join("my app").join("src");
-        assert!(fs::create_dir_all(&unique).is_ok());
+        fs::create_dir_all(&unique).unwrap();
         let encoded = paths::encode(&unique.to_string_lossy());
         assert_eq!(
             search(&encoded),
             Some(unique.to_string_lossy().into_owned())
         );
-        // `a-b` and `a/b` encode alike: ambiguous, so unknown.
-        assert!(fs::create_dir_all(base.join("a-b")).is_ok());
-        assert!(fs::create_dir_all(base.join("a").join("b")).is_ok());
-        let encoded = paths::encode(&base.join("a-b").to_string_lossy());
+        // `a-b` and `a/b` encode alike: found while it is the only one...
+        let dashed = base.join("a-b");
+        let nested = base.join("a").join("b");
+        let encoded = paths::encode(&dashed.to_string_lossy());
+        assert_eq!(encoded, paths::encode(&nested.to_string_lossy()));
+        fs::create_dir_all(&dashed).unwrap();
+        assert_eq!(
+            search(&encoded),
+            Some(dashed.to_string_lossy().into_owned())
+        );
+        // ...and ambiguous, so unknown, once the other exists.
+        fs::create_dir_all(&nested).unwrap();
         assert_eq!(search(&encoded), None);
         let _ = fs::remove_dir_all(&base);
     }

@@ -6,12 +6,18 @@
 //!   path) and whose hooks file adds the project's digest at SessionStart. The
 //!   extension lives in its own folder: no settings file of the user's is
 //!   touched, and `--undo` removes exactly that folder.
-//! - aider: the digest file (`deja aider` keeps it current) is added to
-//!   `read:` in `~/.aider.conf.yml`, a line-level edit that keeps every other
-//!   key and comment; the original is backed up and `--undo` restores it
-//!   byte for byte (or removes only deja's entry if the file changed since).
+//! - aider: deja's file (a note saying that `deja aider` brings each
+//!   project's own digest; aider started directly reads it in every project)
+//!   is added to `read:` in `~/.aider.conf.yml`, a line-level edit that keeps
+//!   every other key and comment, in each form `read:` can have (absent, a
+//!   block list, a one-line flow list, a single value); forms it could not
+//!   undo exactly are refused. The original is backed up and `--undo`
+//!   restores it byte for byte, or, when the file changed since, takes back
+//!   deja's change alone (see [`aider_conf_without`]), never an entry of the
+//!   user's, and refuses when it cannot tell.
 //!
-//! Running setup twice changes nothing; `--dry-run` prints what would change.
+//! Every file is written atomically and keeps its mode (`deja_fs`). Running
+//! setup twice changes nothing; `--dry-run` prints what would change.
 
 use std::path::{Path, PathBuf};
 

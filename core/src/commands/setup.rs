@@ -549,13 +549,23 @@ pub fn aider_conf_with(text: &str, entry: &str) -> Result<Option<AiderEdit>, Uns
             (Form::Single, Some(lines[key.line].to_string()))
         }
     };
-    let mut joined = out.join("\n");
-    joined.push('\n');
+    let nl = newline(text);
+    let mut joined = out.join(nl);
+    joined.push_str(nl);
     Ok(Some(AiderEdit {
         text: joined,
         form,
         original,
     }))
+}
+
+/// The line ending `text` uses (Windows editors write `\r\n`).
+fn newline(text: &str) -> &'static str {
+    if text.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    }
 }
 
 /// The list item a single `read:` value becomes, its comment kept.
@@ -648,6 +658,13 @@ pub fn aider_conf_without(
             ));
         }
     }
+    // A flow list setup extended whose item the user took out: only the mark goes.
+    if key.value.starts_with('[')
+        && lines[key.line].contains(AIDER_MARK)
+        && !lines[key.line].contains(entry)
+    {
+        out[key.line] = lines[key.line].replace(&format!("  {AIDER_MARK}"), "");
+    }
     // The `read:` line setup added or rewrote, when it still carries the mark.
     if lines[key.line].contains(AIDER_MARK) && key.value.is_empty() {
         let items: Vec<usize> = (key.line + 1..key.end)
@@ -686,9 +703,10 @@ pub fn aider_conf_without(
         .filter(|(i, _)| !drop.contains(i))
         .map(|(_, l)| l)
         .collect();
-    let mut joined = kept.join("\n");
+    let nl = newline(text);
+    let mut joined = kept.join(nl);
     if !joined.is_empty() {
-        joined.push('\n');
+        joined.push_str(nl);
     }
     // Never an entry of the user's lost, whatever happened above.
     let before: Vec<String> = key.items.iter().filter(|v| *v != entry).cloned().collect();
@@ -1032,7 +1050,24 @@ mod tests {
         assert_eq!(undo(&edit, &edited).unwrap(), "model: x\nread:\n  - c.md\n");
         let edited = edit.text.clone() + "dark-mode: true\n";
         assert_eq!(undo(&edit, &edited).unwrap(), "model: x\ndark-mode: true\n");
+        // The user took deja's item out of the flow list themselves.
+        let edit = with("read: [a.md]\n");
+        let edited = edit.text.replace(&format!(", {E}"), "");
+        assert_eq!(undo(&edit, &edited).unwrap(), "read: [a.md]\n");
+        // Windows line endings stay.
+        let edit = with("model: x\r\nread: a.md\r\n");
+        assert!(
+            edit.text.ends_with(&format!("{AIDER_MARK}\r\n")),
+            "{:?}",
+            edit.text
+        );
+        let edited = edit.text.clone() + "dark-mode: true\r\n";
+        assert_eq!(
+            undo(&edit, &edited).unwrap(),
+            "model: x\r\nread: a.md\r\ndark-mode: true\r\n"
+        );
         // deja's item moved into a flow list by the user.
+        let edit = with("model: x\n");
         let edited = format!("read: [c.md, {E}]\n");
         assert_eq!(undo(&edit, &edited).unwrap(), "read: [c.md]\n");
     }

@@ -37,7 +37,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
     if host.reports.is_empty() {
         output::warn("no plugins found");
         output::hint(&format!(
-            "readers are loaded from `plugins.paths` in the config, `{}`, the deja executable's folder and `../lib/deja/plugins` from it",
+            "readers are loaded from `plugins.paths` in the config, `{}`, `../lib/deja/plugins` from the deja executable's folder, and that folder itself only when it is a cargo build folder (`target/debug`, `target/release`)",
             app.paths.plugin_dir().display()
         ));
     }

@@ -306,7 +306,7 @@ fn a_plugin_under_a_folder_others_can_change_is_refused_with_a_warning() {
     set_mode(&shared, 0o775);
     let hello = install_plugin(&test_plugins().join(lib_name("deja_plugin_hello")), &dir);
     sb.config(&format!(
-        "[plugins]\npaths = [{:?}]\n",
+        "[embed]\nenabled = false\n[plugins]\npaths = [{:?}]\n",
         dir.to_str().unwrap()
     ));
 
@@ -324,7 +324,7 @@ fn a_plugin_under_a_folder_others_can_change_is_refused_with_a_warning() {
     // Any command says so on stderr, naming the file.
     let warning = format!("warning: plugin `{}` not loaded: ", hello.display());
     assert!(out.stderr.contains(&warning), "{}", out.stderr);
-    let out = sb.run(&["sessions"]);
+    let out = sb.ok(&["index", "--json"]);
     assert!(out.stderr.contains(&warning), "{}", out.stderr);
     assert_eq!(plugin(&list, "harness", "aider")["status"], "loaded");
 

@@ -197,6 +197,19 @@ pub struct Context {
     pub max_bytes: usize,
     /// Whether `deja aider` passes the digest to aider as a read-only file.
     pub aider: bool,
+    /// Sessions pulled from the team store: listed after this machine's own,
+    /// labelled with who published them, or left out.
+    pub pulled: Pulled,
+}
+
+/// `context.pulled`: where a digest puts sessions pulled from teammates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pulled {
+    /// After this machine's own sessions, each labelled `from user@machine`.
+    After,
+    /// Not in the digest at all.
+    Omit,
 }
 
 /// Most hits one MCP `recall` call may ask for.

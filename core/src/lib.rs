@@ -7,6 +7,32 @@
 //! state, holds the writer [`lock`], and drives each subcommand
 //! ([`commands`]), printing through [`output`] and [`json`].
 
+// Everything this crate prints for people goes through `deja_render`'s
+// terminal filter: these shadow the standard macros in every module below,
+// so a stored string that reaches `println!` without its own cleaning still
+// cannot act on the terminal (only deja's own styles pass).
+macro_rules! println {
+    () => {
+        $crate::output::out_text("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::output::out_text(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+macro_rules! print {
+    ($($arg:tt)*) => {
+        $crate::output::out_text(&format!($($arg)*))
+    };
+}
+macro_rules! eprintln {
+    () => {
+        $crate::output::err_text("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::output::err_text(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 pub mod app;
 pub mod cli;
 pub mod commands;
@@ -26,6 +52,10 @@ pub enum ExitStatus {
     NoResults,
     /// 2: something failed.
     Error,
+    /// 3: done, with problems the messages name (`index`: a reader could
+    /// not look for transcripts, or embedding failed for a reason other than
+    /// a missing model; `index` and `forget`: a scrub left pending).
+    Incomplete,
 }
 
 impl ExitStatus {
@@ -35,6 +65,7 @@ impl ExitStatus {
             ExitStatus::Success => 0,
             ExitStatus::NoResults => 1,
             ExitStatus::Error => 2,
+            ExitStatus::Incomplete => 3,
         }
     }
 }

@@ -80,6 +80,23 @@ fn color_allowed() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
+/// Writes `text` to stdout for people, through the terminal filter
+/// ([`deja_render::term::screen`]): control characters and escape sequences
+/// of stored text are replaced, deja's own styles pass when colour is on.
+/// A closed pipe ends the process (SIGPIPE), so write errors are not reported.
+pub fn out_text(text: &str) {
+    use std::io::Write;
+    let shown = deja_render::term::screen(text, Style::stdout().enabled());
+    let _ = std::io::stdout().lock().write_all(shown.as_bytes());
+}
+
+/// Writes `text` to stderr through the same filter as [`out_text`].
+pub fn err_text(text: &str) {
+    use std::io::Write;
+    let shown = deja_render::term::screen(text, Style::stderr().enabled());
+    let _ = std::io::stderr().lock().write_all(shown.as_bytes());
+}
+
 /// Prints a warning line to stderr.
 pub fn warn(message: &str) {
     let s = Style::stderr();
@@ -170,6 +187,7 @@ pub fn terminal_size() -> Option<(usize, usize)> {
 /// is printed as it is. A pager that cannot start is skipped.
 pub fn page(text: &str) -> anyhow::Result<()> {
     use std::io::Write;
+    let text: &str = &deja_render::term::screen(text, Style::stdout().enabled());
     if let Some((_, rows)) = terminal_size() {
         if text.lines().count() >= rows {
             let pager = std::env::var("PAGER")
@@ -200,7 +218,11 @@ pub fn page(text: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub use deja_model::one_line;
+/// Stored text shortened to one line of at most `max` characters, its
+/// control characters replaced ([`deja_render::term::clean`]).
+pub fn one_line(text: &str, max: usize) -> String {
+    deja_model::one_line(&deja_render::clean(text), max)
+}
 pub use deja_model::trace::trace;
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ mod demo;
 mod embedding;
 mod forget;
 mod golden;
+mod hostile;
 mod hardening;
 mod index;
 mod install;

@@ -3,17 +3,21 @@
 //! the project across every harness (date, harness, title or first request,
 //! how it ended, files touched, commands run), in the same untrusted-data
 //! frame as the MCP server's answers. The same store gives the same digest.
-//! `--hook gemini` answers Gemini CLI's SessionStart hook protocol.
+//! Sessions pulled from teammates come after this machine's own, each
+//! labelled with who published it, or not at all (`context.pulled`); every
+//! stored string goes through `deja_render`. `--hook gemini` answers Gemini
+//! CLI's SessionStart hook protocol.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use deja_config::Pulled;
 use deja_model::{one_line, Role, Session};
-use deja_store::{SessionFilter, Store, StoreError};
+use deja_render::frame;
+use deja_store::{Origin, SessionFilter, Store, StoreError};
 
 use crate::app::App;
-use crate::mcp::frame;
 use crate::output;
 use crate::{json, ExitStatus};
 
@@ -86,8 +90,8 @@ fn listed<'a>(items: impl Iterator<Item = &'a str>) -> String {
     out
 }
 
-/// A session as one digest entry.
-fn entry(s: &Session) -> String {
+/// A session as one digest entry; `origin` is who published a pulled one.
+fn entry(s: &Session, origin: Option<&str>) -> String {
     let when = chrono::DateTime::from_timestamp_millis(s.started_at_ms)
         .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
         .unwrap_or_else(|| "unknown date".into());
@@ -97,9 +101,12 @@ fn entry(s: &Session) -> String {
         .or_else(|| s.first_user_line().map(str::to_string))
         .map(|t| one_line(&t, 160))
         .unwrap_or_else(|| "(no request)".into());
+    let from = origin
+        .map(|o| format!(" · from {} (a teammate's session)", frame::field(o)))
+        .unwrap_or_default();
     let mut out = format!(
-        "- **{when}** · {} · {about}\n  - ended with {}\n",
-        s.harness,
+        "- **{when}** · {}{from} · {about}\n  - ended with {}\n",
+        frame::field(&s.harness),
         ending(s)
     );
     let touched = s
@@ -117,19 +124,31 @@ fn entry(s: &Session) -> String {
     }
     out.push_str(&format!(
         "  - session `{}` ({} messages)\n",
-        s.id,
+        frame::field(&s.id),
         s.messages.len()
     ));
-    frame::neutralise(&out)
+    frame::untrusted(&out)
 }
 
-/// The digest of `project` from `store`, within `max_bytes`.
-pub fn digest(store: &Store, project: &str, max_bytes: usize) -> Result<Digest> {
-    let filter = SessionFilter {
+/// The digest of `project` from `store`, within `max_bytes`: this machine's
+/// own sessions newest first, then (unless `pulled` is [`Pulled::Omit`])
+/// those pulled from teammates, labelled.
+pub fn digest(store: &Store, project: &str, max_bytes: usize, pulled: Pulled) -> Result<Digest> {
+    let mine = SessionFilter {
         project: Some(project.to_string()),
+        origin: Some(Origin::Mine),
         ..Default::default()
     };
-    let rows = store.sessions(&filter, Some(MAX_SESSIONS))?;
+    let mut rows = store.sessions(&mine, Some(MAX_SESSIONS))?;
+    if pulled == Pulled::After {
+        let all = SessionFilter {
+            project: Some(project.to_string()),
+            ..Default::default()
+        };
+        let theirs = store.sessions(&all, Some(MAX_SESSIONS))?;
+        rows.extend(theirs.into_iter().filter(|r| r.origin.is_some()));
+    }
+    let project = frame::field(project);
     let head = format!("## Memory of past sessions in {project} (from deja)\n\n");
     if rows.is_empty() {
         return Ok(Digest {
@@ -147,7 +166,7 @@ pub fn digest(store: &Store, project: &str, max_bytes: usize) -> Result<Digest> 
     let mut sessions = Vec::new();
     for row in &rows {
         let s = store.load_session(row)?;
-        let e = entry(&s);
+        let e = entry(&s, row.origin.as_deref());
         if text.len() + e.len() + tail.len() > max_bytes {
             if sessions.is_empty() {
                 text.push_str(frame::cut(
@@ -164,7 +183,7 @@ pub fn digest(store: &Store, project: &str, max_bytes: usize) -> Result<Digest> 
     }
     if sessions.len() < rows.len() {
         let note = format!(
-            "({} older sessions not shown)\n",
+            "({} more sessions not shown)\n",
             rows.len() - sessions.len()
         );
         if text.len() + note.len() + tail.len() <= max_bytes {
@@ -188,18 +207,21 @@ fn project_of(dir: &Path) -> String {
 
 /// The digest for `project` in `app`'s store; an honest line when there is no store.
 pub fn digest_for(app: &App, project: &str, max_bytes: usize) -> Result<Digest> {
+    let pulled = app.config.config.context.pulled;
     match Store::open_read(&app.paths.database()) {
-        Ok(store) => digest(&store, project, max_bytes),
+        Ok(store) => digest(&store, project, max_bytes, pulled),
         Err(StoreError::Missing(_)) => Ok(Digest {
             text: format!(
-                "## Memory of past sessions in {project} (from deja)\n\ndeja has not indexed anything yet; run `deja index`.\n"
+                "## Memory of past sessions in {} (from deja)\n\ndeja has not indexed anything yet; run `deja index`.\n",
+                frame::field(project)
             ),
             sessions: Vec::new(),
         }),
         // A digest must never break a session start: say what to do instead.
         Err(StoreError::TooOld { .. }) => Ok(Digest {
             text: format!(
-                "## Memory of past sessions in {project} (from deja)\n\ndeja's index was written by an older deja; run `deja index` once to upgrade it.\n"
+                "## Memory of past sessions in {} (from deja)\n\ndeja's index was written by an older deja; run `deja index` once to upgrade it.\n",
+                frame::field(project)
             ),
             sessions: Vec::new(),
         }),

@@ -147,20 +147,23 @@ fn print_hits(hits: &[Hit], query: &str) {
         let first = group[0];
         let project = output::project_label(&first.project);
         let origin = match &first.origin {
-            Some(o) => format!(" · from {o}"),
+            Some(o) => format!(" · from {}", deja_render::term::line(o)),
             None => String::new(),
         };
         println!(
             "{:>2}. {}  {} · {} · {}{}",
             n + 1,
-            s.cyan(&first.session_id),
-            first.harness,
-            project,
+            s.cyan(&deja_render::term::line(&first.session_id)),
+            deja_render::term::line(&first.harness),
+            deja_render::term::line(&project),
             local_short(first.started_at),
             origin,
         );
         for h in group {
-            let snip = snippet::highlighted(&h.text, &terms, 160, &|w| s.highlight(w));
+            // Stored text is cleaned before deja's own highlight styles are added.
+            let snip = snippet::highlighted(&deja_render::clean(&h.text), &terms, 160, &|w| {
+                s.highlight(w)
+            });
             println!(
                 "    {} {}",
                 s.dim(&format!(

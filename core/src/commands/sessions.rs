@@ -52,7 +52,7 @@ pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
     for (r, label) in rows.iter().zip(&labels) {
         let about = r.title.as_deref().or(r.first_user.as_deref()).unwrap_or("");
         let gone = match (&r.origin, r.has_source) {
-            (Some(origin), _) => format!(" (from {origin})"),
+            (Some(origin), _) => format!(" (from {})", deja_render::term::line(origin)),
             (None, true) => String::new(),
             (None, false) => " (transcript gone)".to_string(),
         };
@@ -66,9 +66,9 @@ pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
         };
         println!(
             "{}  {}  {:<harness_width$} {:<project_width$} {:>4} {}  {}{}",
-            s.cyan(&format!("{:<id_width$}", r.id)),
+            s.cyan(&format!("{:<id_width$}", deja_render::term::line(&r.id))),
             local_short(r.started_at),
-            r.harness,
+            deja_render::term::line(&r.harness),
             one_line(label, project_width),
             r.message_count,
             if r.message_count == 1 { "msg " } else { "msgs" },

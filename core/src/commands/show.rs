@@ -111,11 +111,13 @@ pub fn run(app: &App, id: &str, window: Window, as_json: bool) -> Result<ExitSta
     }
     let s = Style::stdout();
     let mut out = String::new();
-    let _ = writeln!(out, "{} {}", s.bold("session"), s.cyan(&session.id));
+    let line = deja_render::term::line;
+    let _ = writeln!(out, "{} {}", s.bold("session"), s.cyan(&line(&session.id)));
     let _ = writeln!(
         out,
         "harness   {} (id {})",
-        session.harness, session.native_id
+        line(&session.harness),
+        line(&session.native_id)
     );
     if let Some(dir) = session
         .project
@@ -124,17 +126,21 @@ pub fn run(app: &App, id: &str, window: Window, as_json: bool) -> Result<ExitSta
         .or(session.project.name.as_deref())
         .or(session.project.id.as_deref())
     {
-        let _ = writeln!(out, "project   {dir}");
+        let _ = writeln!(out, "project   {}", line(dir));
     }
     let _ = writeln!(out, "started   {}", local_short(session.started_at_ms));
     if let Some(t) = &session.title {
-        let _ = writeln!(out, "title     {t}");
+        let _ = writeln!(out, "title     {}", line(t));
     }
     if let Some(p) = &session.parent_id {
-        let _ = writeln!(out, "parent    {p}");
+        let _ = writeln!(out, "parent    {}", line(p));
     }
     if let Some(origin) = &row.origin {
-        let _ = writeln!(out, "from      {origin} (pulled from the team store)");
+        let _ = writeln!(
+            out,
+            "from      {} (pulled from the team store)",
+            line(origin)
+        );
     }
     match (&row.source_path, row.has_source) {
         (Some(p), true) => {
@@ -168,21 +174,21 @@ pub fn run(app: &App, id: &str, window: Window, as_json: bool) -> Result<ExitSta
             s.bold(&format!("── {mark}#{i} {} ", m.role.as_str())),
             s.dim(&local_short(m.timestamp_ms))
         );
-        let _ = writeln!(out, "{}", m.text);
+        let _ = writeln!(out, "{}", deja_render::clean(&m.text));
     }
     if target.is_none() {
         if !session.files.is_empty() {
             let _ = writeln!(out);
             let _ = writeln!(out, "{}", s.bold("files"));
             for f in &session.files {
-                let _ = writeln!(out, "  {:<9} {}", f.action, f.path);
+                let _ = writeln!(out, "  {:<9} {}", line(&f.action), line(&f.path));
             }
         }
         if !session.commands.is_empty() {
             let _ = writeln!(out);
             let _ = writeln!(out, "{}", s.bold("commands"));
             for c in &session.commands {
-                let _ = writeln!(out, "  {:<5} {}", c.origin, c.command);
+                let _ = writeln!(out, "  {:<5} {}", c.origin, line(&c.command));
             }
         }
     }

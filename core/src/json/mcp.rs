@@ -77,6 +77,8 @@ pub struct Session<'a> {
     pub native_id: &'a str,
     /// The `cursor` that reads on, when messages follow.
     pub next_cursor: Option<String>,
+    /// Who published the session in the team store (`user@machine`); null for this machine's own.
+    pub origin: Option<&'a str>,
     /// Where it ran.
     pub project: Project<'a>,
     /// deja's id of the session.
@@ -126,6 +128,8 @@ pub struct ListedSession<'a> {
     pub message_count: i64,
     /// The harness's id of the session.
     pub native_id: &'a str,
+    /// Who published the session in the team store (`user@machine`); null for this machine's own.
+    pub origin: Option<&'a str>,
     /// Where it ran.
     pub project: Project<'a>,
     /// When it started.
@@ -217,6 +221,7 @@ mod tests {
             }],
             native_id: &row.native_id,
             next_cursor: None,
+            origin: None,
             project: Project::from(&row.project),
             session_id: &row.id,
             started_at: String::new(),
@@ -230,6 +235,7 @@ mod tests {
                 "messages",
                 "native_id",
                 "next_cursor",
+                "origin",
                 "project",
                 "session_id",
                 "started_at",
@@ -248,6 +254,7 @@ mod tests {
                 id: &row.id,
                 message_count: 1,
                 native_id: &row.native_id,
+                origin: None,
                 project: Project::from(&row.project),
                 started_at: String::new(),
                 title: None,
@@ -263,6 +270,7 @@ mod tests {
                 "id",
                 "message_count",
                 "native_id",
+                "origin",
                 "project",
                 "started_at",
                 "title",

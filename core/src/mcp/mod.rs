@@ -5,10 +5,9 @@
 //!
 //! - [`server`]: the protocol handler and the shared, warm recall engine.
 //! - [`tools`]: the tools `recall`, `session` and `sessions`.
-//! - [`frame`]: recalled text framed as untrusted data, answers bounded.
+//! - Recalled text is framed as untrusted data and bounded by `deja_render`.
 //! - [`fresh`]: the background index that keeps the store fresh.
 
-pub mod frame;
 pub mod fresh;
 pub mod server;
 pub mod tools;

@@ -1,7 +1,10 @@
 //! The server's three tools, independent of the protocol: their argument
 //! types (validated, with errors that name the argument), and what each one
 //! answers, as bounded text in the untrusted-data frame plus a structured
-//! value with the same facts.
+//! value with the same facts. Every stored string reaches the answer through
+//! `deja_render`: each block of text is made untrusted before it is measured,
+//! the frame's body is made untrusted again as a whole, and the structured
+//! value is framed string by string with the trust marker.
 
 use deja_config::Mode;
 use deja_model::{message_id, Role};
@@ -11,9 +14,9 @@ use deja_store::{SessionFilter, SessionRow, Store};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::frame;
 use crate::json::{self, mcp as out};
 use crate::output::rfc3339;
+use deja_render::frame;
 
 /// Characters of a hit's text shown around its first match.
 const SNIPPET_CHARS: usize = 320;
@@ -23,6 +26,8 @@ const CUT_NOTE: usize = 48;
 const DEFAULT_CONTEXT: usize = 3;
 /// Most messages one `session` call may ask for on either side of `around`.
 const MAX_CONTEXT: usize = 50;
+/// Most bytes of a session's title in an answer.
+const TITLE_BYTES: usize = 300;
 /// Sessions a `sessions` call lists unless it asks for `limit`.
 const DEFAULT_SESSIONS: usize = 10;
 /// Most sessions one `sessions` call may ask for.
@@ -43,9 +48,32 @@ fn bad(message: impl Into<String>) -> CallError {
     CallError(message.into())
 }
 
-/// An answer's structured content, from its output struct.
-fn structured(value: &impl Serialize) -> Result<Value, CallError> {
-    serde_json::to_value(value).map_err(|e| bad(format!("the answer cannot be written: {e}")))
+/// An answer's structured content, from its output struct: every string
+/// made untrusted and bounded, with the trust marker (`deja_render::structured`).
+fn structured(value: &impl Serialize, max_bytes: usize) -> Result<Value, CallError> {
+    let value = serde_json::to_value(value)
+        .map_err(|e| bad(format!("the answer cannot be written: {e}")))?;
+    Ok(deja_render::structured::frame(value, max_bytes))
+}
+
+/// Deja's own notes after the frame, which may name stored ids: each line
+/// untrusted, so nothing after the frame's end reads as its tag.
+fn notes_after(text: &mut String, notes: &[String]) {
+    for n in notes {
+        text.push_str(&frame::field(n));
+        text.push('\n');
+    }
+}
+
+/// A project as one field: its directory, name or id.
+fn project_field(p: &deja_model::Project) -> String {
+    frame::field(
+        p.dir
+            .as_deref()
+            .or(p.name.as_deref())
+            .or(p.id.as_deref())
+            .unwrap_or("-"),
+    )
 }
 
 /// A tool's answer: readable text and the same facts as a value.
@@ -202,11 +230,12 @@ fn check_scope(store: &Store, filter: &SessionFilter) -> Result<(), CallError> {
         if !indexed.iter().any(|(name, _)| name == h) {
             let known = indexed
                 .iter()
-                .map(|(name, n)| format!("`{name}` ({n} sessions)"))
+                .map(|(name, n)| format!("`{}` ({n} sessions)", frame::field(name)))
                 .collect::<Vec<_>>()
                 .join(", ");
             return Err(bad(format!(
-                "no session of harness `{h}`; the index holds {}",
+                "no session of harness `{}`; the index holds {}",
+                frame::field(h),
                 if known.is_empty() {
                     "no sessions".to_string()
                 } else {
@@ -231,11 +260,12 @@ fn check_scope(store: &Store, filter: &SessionFilter) -> Result<(), CallError> {
                         .or(pr.name.as_deref())
                         .or(pr.id.as_deref())
                 })
-                .map(|n| format!("`{}`", frame::neutralise(n)))
+                .map(|n| format!("`{}`", frame::field(n)))
                 .collect::<Vec<_>>()
                 .join(", ");
             return Err(bad(format!(
-                "no session of project `{p}`; projects with sessions ({total} in all) include {names}"
+                "no session of project `{}`; projects with sessions ({total} in all) include {names}",
+                frame::field(p)
             )));
         }
     }
@@ -316,24 +346,14 @@ fn render_hits(
     max_bytes: usize,
 ) -> Result<Answer, CallError> {
     let terms = lexical::terms(query);
-    let mut body = String::new();
-    if hits.is_empty() {
-        body.push_str("No past message matches this query.\n");
-    }
     let mut shown: Vec<out::Hit> = Vec::new();
     let close = frame::close();
-    let mut text = frame::open();
+    let open = frame::open();
+    let mut body = String::new();
     let mut left_out = 0;
     for h in hits {
         let (snip, _) = snippet::snippet(&h.text, &terms, SNIPPET_CHARS);
-        let snip = frame::neutralise(&snip);
-        let project = h
-            .project
-            .dir
-            .as_deref()
-            .or(h.project.name.as_deref())
-            .or(h.project.id.as_deref())
-            .unwrap_or("-");
+        let snip = frame::untrusted(&snip);
         let more = if h.more_in_session > 0 {
             format!(
                 " ({} more matching messages in this session)",
@@ -343,30 +363,30 @@ fn render_hits(
             String::new()
         };
         let origin = match &h.origin {
-            Some(o) => format!(" · from {}", frame::neutralise(o)),
+            Some(o) => format!(" · from {}", frame::field(o)),
             None => String::new(),
         };
         let block = format!(
             "[{}] session {} · {} · {} · started {}{origin} · {} message {} (index {}){more}\n    {}\n",
             h.rank,
-            h.session_id,
-            h.harness,
-            frame::neutralise(project),
+            frame::field(&h.session_id),
+            frame::field(&h.harness),
+            project_field(&h.project),
             rfc3339(h.started_at),
             h.role,
-            h.message_id,
+            frame::field(&h.message_id),
             h.message_index,
             snip
         );
-        if text.len() + block.len() + close.len() + 200 > max_bytes && !shown.is_empty() {
+        let used = open.len() + body.len() + close.len() + 200;
+        if used + block.len() > max_bytes && !shown.is_empty() {
             left_out = hits.len() - shown.len();
             break;
         }
-        let room = max_bytes.saturating_sub(text.len() + close.len() + 200);
-        let block = frame::cut(&block, room);
-        text.push_str(block);
+        let block = frame::cut(&block, max_bytes.saturating_sub(used));
+        body.push_str(block);
         if !block.ends_with('\n') {
-            text.push_str("…\n");
+            body.push_str("…\n");
         }
         shown.push(out::Hit {
             duplicates: &h.duplicates,
@@ -387,8 +407,10 @@ fn render_hits(
             timestamp: rfc3339(h.timestamp),
         });
     }
-    text.push_str(&body);
-    text.push_str(&close);
+    if hits.is_empty() {
+        body.push_str("No past message matches this query.\n");
+    }
+    let mut text = frame::wrap(&body);
     let mut notes = warnings.clone();
     if left_out > 0 {
         notes.push(format!(
@@ -396,20 +418,20 @@ fn render_hits(
         ));
     }
     notes.push("Cite what you use by session id (and message id).".to_string());
-    for n in &notes {
-        text.push_str(n);
-        text.push('\n');
-    }
+    notes_after(&mut text, &notes);
     let text = frame::cut(&text, max_bytes).to_string();
-    let value = structured(&out::Recall {
-        hits: shown,
-        left_out,
-        missing_half,
-        mode: mode.as_str(),
-        query,
-        warning: warnings.first().map(String::as_str),
-        warnings: &warnings,
-    })?;
+    let value = structured(
+        &out::Recall {
+            hits: shown,
+            left_out,
+            missing_half,
+            mode: mode.as_str(),
+            query,
+            warning: warnings.first().map(String::as_str),
+            warnings: &warnings,
+        },
+        max_bytes,
+    )?;
     Ok(Answer { text, value })
 }
 
@@ -466,17 +488,19 @@ fn pick(store: &Store, id: &str) -> Result<SessionRow, CallError> {
         .map_err(|e| bad(e.to_string()))?;
     match found.total {
         0 => Err(bad(format!(
-            "no session `{id}` in the index; `sessions` lists them"
+            "no session `{}` in the index; `sessions` lists them",
+            frame::field(id)
         ))),
         1 if !found.rows.is_empty() => Ok(found.rows.remove(0)),
         n => {
             let more = n.saturating_sub(found.rows.len());
             Err(bad(format!(
-                "`{id}` matches {n} sessions; use one of: {}{}",
+                "`{}` matches {n} sessions; use one of: {}{}",
+                frame::field(id),
                 found
                     .rows
                     .iter()
-                    .map(|r| r.id.as_str())
+                    .map(|r| frame::field(&r.id))
                     .collect::<Vec<_>>()
                     .join(", "),
                 if more > 0 {
@@ -497,13 +521,7 @@ pub fn session(store: &Store, args: SessionArgs, limits: &Limits) -> Result<Answ
             "`id` is empty: give a session id or a hit's message id",
         ));
     }
-    let (row, around) = match pick(store, id) {
-        Ok(row) => (row, None),
-        Err(e) => match split_message_id(id) {
-            Some((session, index)) => (pick(store, session).map_err(|_| e)?, Some(index)),
-            None => return Err(e),
-        },
-    };
+    let (row, around) = resolve(store, id)?;
     let s = store.load_session(&row).map_err(|e| bad(e.to_string()))?;
     let total = s.messages.len();
     let (from, to) = window(&args, around, total)?;
@@ -511,74 +529,66 @@ pub fn session(store: &Store, args: SessionArgs, limits: &Limits) -> Result<Answ
     // answer, so the neighbours are seen (cut) rather than pushed to a later
     // page by one long message.
     let focused = args.cursor.is_none() && (args.around.is_some() || around.is_some());
-    let project = s
-        .project
-        .dir
-        .as_deref()
-        .or(s.project.name.as_deref())
-        .or(s.project.id.as_deref())
-        .unwrap_or("-");
-    let mut text = frame::open();
-    text.push_str(&format!(
+    let open = frame::open();
+    let mut body = format!(
         "session {} · {} (id {}) · {} · started {}{}\n",
-        s.id,
-        s.harness,
-        s.native_id,
-        frame::neutralise(project),
+        frame::field(&s.id),
+        frame::field(&s.harness),
+        frame::field(&s.native_id),
+        project_field(&s.project),
         rfc3339(s.started_at_ms),
         s.title
             .as_deref()
-            .map(|t| format!(" · {}", frame::neutralise(t)))
+            .map(|t| format!(" · {}", frame::field(frame::cut(t, TITLE_BYTES))))
             .unwrap_or_default()
-    ));
-    text.push_str(&format!(
+    );
+    body.push_str(&format!(
         "messages {from} to {} of {total}\n",
         to.saturating_sub(1)
     ));
     let close = frame::close();
-    let reserve = close.len() + 300;
+    let reserve = open.len() + close.len() + 300;
     // Each message's share, with room for its "cut" note.
     let share = focused.then(|| {
-        (limits.max_answer_bytes.saturating_sub(text.len() + reserve) / (to - from).max(1))
+        (limits.max_answer_bytes.saturating_sub(body.len() + reserve) / (to - from).max(1))
             .saturating_sub(CUT_NOTE)
     });
     let mut messages = Vec::new();
     let mut next = to;
     for (index, m) in s.messages.iter().enumerate().take(to).skip(from) {
+        let shown_id = match &m.native_id {
+            Some(id) => frame::field(id),
+            None => message_id(&s.id, index),
+        };
         let head = format!(
             "\n── #{index} {} {} ({})\n",
             m.role.as_str(),
             rfc3339(m.timestamp_ms),
-            m.native_id
-                .clone()
-                .unwrap_or_else(|| message_id(&s.id, index))
+            frame::field(&shown_id)
         );
-        let body = frame::neutralise(&m.text);
-        let room = limits.max_answer_bytes.saturating_sub(text.len() + reserve);
+        let text = frame::untrusted(&m.text);
+        let room = limits.max_answer_bytes.saturating_sub(body.len() + reserve);
         if head.len() + 40 > room && !messages.is_empty() {
             next = index;
             break;
         }
         let room = share.map_or(room, |s| room.min(s.max(head.len() + 16)));
-        let shown = frame::cut(&body, room.saturating_sub(head.len()));
-        text.push_str(&head);
-        text.push_str(shown);
-        text.push('\n');
-        let cut = shown.len() < body.len();
+        let shown = frame::cut(&text, room.saturating_sub(head.len()));
+        body.push_str(&head);
+        body.push_str(shown);
+        body.push('\n');
+        let cut = shown.len() < text.len();
         if cut {
-            text.push_str(&format!(
+            body.push_str(&format!(
                 "[message cut: {} of {} bytes shown]\n",
                 shown.len(),
-                body.len()
+                text.len()
             ));
         }
         messages.push(out::Message {
             cut,
             index,
-            message_id: match &m.native_id {
-                Some(id) => id.into(),
-                None => message_id(&s.id, index).into(),
-            },
+            message_id: shown_id.into(),
             role: m.role.as_str(),
             text: shown.to_string(),
             timestamp: rfc3339(m.timestamp_ms),
@@ -588,28 +598,63 @@ pub fn session(store: &Store, args: SessionArgs, limits: &Limits) -> Result<Answ
             break;
         }
     }
-    text.push_str(&close);
+    let mut text = frame::wrap(&body);
     let next_cursor = (next < to).then(|| format!("{next}-{to}"));
     if let Some(c) = &next_cursor {
-        text.push_str(&format!(
-            "More messages follow: call `session` with id `{}` and cursor `{c}`.\n",
-            s.id
-        ));
+        notes_after(
+            &mut text,
+            &[format!(
+                "More messages follow: call `session` with id `{}` and cursor `{c}`.",
+                s.id
+            )],
+        );
     }
     Ok(Answer {
         text: frame::cut(&text, limits.max_answer_bytes).to_string(),
-        value: structured(&out::Session {
-            harness: &s.harness,
-            message_count: total,
-            messages,
-            native_id: &s.native_id,
-            next_cursor,
-            project: json::Project::from(&s.project),
-            session_id: &s.id,
-            started_at: rfc3339(s.started_at_ms),
-            title: s.title.as_deref(),
-        })?,
+        value: structured(
+            &out::Session {
+                harness: &s.harness,
+                message_count: total,
+                messages,
+                native_id: &s.native_id,
+                next_cursor,
+                origin: row.origin.as_deref(),
+                project: json::Project::from(&s.project),
+                session_id: &s.id,
+                started_at: rfc3339(s.started_at_ms),
+                title: s.title.as_deref().map(|t| frame::cut(t, TITLE_BYTES)),
+            },
+            limits.max_answer_bytes,
+        )?,
     })
+}
+
+/// The session `id` names and the message it points at: a session id or a
+/// unique prefix, a hit's `<session>#<index>`, or a harness's own message id
+/// (as `recall` hands out for Claude Code, Gemini CLI and Qwen Code hits).
+fn resolve(store: &Store, id: &str) -> Result<(SessionRow, Option<usize>), CallError> {
+    let e = match pick(store, id) {
+        Ok(row) => return Ok((row, None)),
+        Err(e) => e,
+    };
+    if let Some((session, index)) = split_message_id(id) {
+        return Ok((pick(store, session).map_err(|_| e)?, Some(index)));
+    }
+    let found = store.find_message(id, 6).map_err(|e| bad(e.to_string()))?;
+    match found.as_slice() {
+        [] => Err(e),
+        [(session, index)] => Ok((pick(store, session)?, Some(*index))),
+        many => Err(bad(format!(
+            "message id `{}` is in {} sessions; use one of: {}",
+            frame::field(id),
+            many.len(),
+            many.iter()
+                .take(5)
+                .map(|(s, i)| message_id(&frame::field(s), *i))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
 }
 
 /// Answers `sessions`.
@@ -632,60 +677,65 @@ pub fn sessions(store: &Store, args: SessionsArgs, limits: &Limits) -> Result<An
     let rows = store
         .sessions(&filter, Some(limit))
         .map_err(|e| bad(e.to_string()))?;
-    let mut text = frame::open();
+    let open = frame::open();
+    let mut body = String::new();
     if rows.is_empty() {
-        text.push_str("No session matches.\n");
+        body.push_str("No session matches.\n");
     }
     let close = frame::close();
     let mut listed = Vec::new();
     for r in &rows {
-        let project = r
-            .project
-            .dir
-            .as_deref()
-            .or(r.project.name.as_deref())
-            .or(r.project.id.as_deref())
-            .unwrap_or("-");
         let about = r.title.as_deref().or(r.first_user.as_deref()).unwrap_or("");
         let line = format!(
-            "{} · {} · {} · started {} · {} messages · {}\n",
-            r.id,
-            r.harness,
-            frame::neutralise(project),
+            "{} · {} · {} · started {} · {} messages{} · {}\n",
+            frame::field(&r.id),
+            frame::field(&r.harness),
+            project_field(&r.project),
             rfc3339(r.started_at),
             r.message_count,
-            frame::neutralise(about)
+            r.origin
+                .as_deref()
+                .map(|o| format!(" · from {}", frame::field(o)))
+                .unwrap_or_default(),
+            frame::field(frame::cut(about, TITLE_BYTES))
         );
-        if text.len() + line.len() + close.len() + 100 > limits.max_answer_bytes {
+        if open.len() + body.len() + line.len() + close.len() + 100 > limits.max_answer_bytes {
             break;
         }
-        text.push_str(&line);
+        body.push_str(&line);
         listed.push(out::ListedSession {
-            first_user_line: r.first_user.as_deref(),
+            first_user_line: r.first_user.as_deref().map(|t| frame::cut(t, TITLE_BYTES)),
             harness: &r.harness,
             id: &r.id,
             message_count: r.message_count,
             native_id: &r.native_id,
+            origin: r.origin.as_deref(),
             project: json::Project::from(&r.project),
             started_at: rfc3339(r.started_at),
-            title: r.title.as_deref(),
+            title: r.title.as_deref().map(|t| frame::cut(t, TITLE_BYTES)),
             updated_at: rfc3339(r.updated_at),
         });
     }
-    text.push_str(&close);
+    let mut text = frame::wrap(&body);
     if listed.len() < rows.len() {
-        text.push_str(&format!(
-            "{} more sessions were left out to keep this answer under {} bytes.\n",
-            rows.len() - listed.len(),
-            limits.max_answer_bytes
-        ));
+        notes_after(
+            &mut text,
+            &[format!(
+                "{} more sessions were left out to keep this answer under {} bytes.",
+                rows.len() - listed.len(),
+                limits.max_answer_bytes
+            )],
+        );
     }
     Ok(Answer {
         text: frame::cut(&text, limits.max_answer_bytes).to_string(),
-        value: structured(&out::Sessions {
-            left_out: rows.len() - listed.len(),
-            sessions: listed,
-        })?,
+        value: structured(
+            &out::Sessions {
+                left_out: rows.len() - listed.len(),
+                sessions: listed,
+            },
+            limits.max_answer_bytes,
+        )?,
     })
 }
 

@@ -303,3 +303,41 @@ fn doctor_reports_messages_that_have_no_vectors_yet() {
     let d = sb.ok(&["doctor", "--json"]).json();
     assert_eq!(d["store"]["messages_without_vectors"], 0, "{d:#}");
 }
+
+#[test]
+fn a_recall_refused_for_its_arguments_reads_no_transcript_first() {
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let gemini = sb.home.join(".gemini");
+    crate::common::gemini_session(
+        &gemini,
+        &"0".repeat(64),
+        "1a2b3c4d-7342-4d89-826c-b78fc1922f6c",
+        0,
+        2,
+        "first topic",
+    );
+    sb.env("GEMINI_CLI_HOME", sb.home.clone());
+    sb.ok(&["index"]);
+    let before = sb.dump();
+    // A new transcript the freshness pass would read.
+    crate::common::gemini_session(
+        &gemini,
+        &"0".repeat(64),
+        "5e6f7a8b-7342-4d89-826c-b78fc1922f6c",
+        5,
+        2,
+        "second topic",
+    );
+    for args in [
+        vec!["recall", "  "],
+        vec!["recall", "topic", "--since", "not-a-date"],
+    ] {
+        let out = sb.run(&args);
+        assert_eq!(out.code, 2, "deja {args:?}: {}", out.stderr);
+        assert_eq!(sb.dump(), before, "deja {args:?} wrote to the store");
+    }
+    // A valid recall does read it first.
+    let out = sb.ok(&["recall", "second topic", "--json"]);
+    assert_ne!(sb.dump(), before, "{}", out.stdout);
+}

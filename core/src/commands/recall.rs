@@ -16,6 +16,12 @@ use deja_index::redact::Redactor;
 /// Runs the command.
 pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
     output::trace("config loaded");
+    // The arguments are checked before the freshness pass writes anything.
+    let query = args.query.join(" ");
+    if query.trim().is_empty() {
+        anyhow::bail!("the query is empty");
+    }
+    let filter = super::session_filter(&args.filter)?;
     let recall_config = &app.config.config.recall;
     if recall_config.refresh && !args.no_refresh {
         let budget = std::time::Duration::from_millis(recall_config.refresh_ms);
@@ -34,10 +40,6 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
     }
     let store = super::open_read(app)?;
     output::trace("store opened");
-    let query = args.query.join(" ");
-    if query.trim().is_empty() {
-        anyhow::bail!("the query is empty");
-    }
     let mode = args
         .mode
         .map(Mode::from)
@@ -49,7 +51,6 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         args.filter.harness.as_deref(),
         args.filter.project.as_deref(),
     )?;
-    let filter = super::session_filter(&args.filter)?;
     super::check_origin(&store, filter.origin.as_ref())?;
     let candidates = Candidates {
         filter,

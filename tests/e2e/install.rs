@@ -188,3 +188,51 @@ fn completions_for_each_shell_name_the_commands() {
     let out = sb.run(&["completions", "tcsh"]);
     assert_eq!(out.code, 2);
 }
+
+#[test]
+fn fetch_model_refuses_a_runtime_it_has_no_pinned_hash_for_unless_told_to_trust_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    // The script's own install step on a platform without a pinned hash
+    // (the platform is all that is changed), before anything is downloaded.
+    let probe = format!(
+        r#"
+import importlib.machinery, importlib.util, pathlib, platform
+loader = importlib.machinery.SourceFileLoader("fm", {script:?})
+spec = importlib.util.spec_from_loader("fm", loader)
+fm = importlib.util.module_from_spec(spec)
+loader.exec_module(fm)
+platform.machine = lambda: "riscv64"
+platform.system = lambda: "Linux"
+fm.wheel_for = lambda *a: (_ for _ in ()).throw(SystemExit(9))
+try:
+    fm.install(pathlib.Path({home:?}), pathlib.Path({cache:?}))
+except SystemExit as e:
+    print("exit", e.code)
+try:
+    fm.install(pathlib.Path({home:?}), pathlib.Path({cache:?}), trust_index=True)
+except SystemExit as e:
+    print("trusted exit", e.code)
+"#,
+        script = crate::common::repo()
+            .join("scripts/fetch-model")
+            .to_str()
+            .unwrap(),
+        home = dir.path().join("home").to_str().unwrap(),
+        cache = dir.path().join("cache").to_str().unwrap(),
+    );
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(probe)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Refused with exit 2 and the flag named; with the flag it goes on to download (stubbed: 9).
+    assert!(stdout.contains("exit 2\n"), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("no pinned hash of the ONNX Runtime library for Linux riscv64"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--trust-index"), "{stderr}");
+    assert!(stdout.contains("trusted exit 9"), "{stdout}\n{stderr}");
+}

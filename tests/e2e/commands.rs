@@ -341,3 +341,27 @@ fn a_recall_refused_for_its_arguments_reads_no_transcript_first() {
     let out = sb.ok(&["recall", "second topic", "--json"]);
     assert_ne!(sb.dump(), before, "{}", out.stdout);
 }
+
+#[test]
+fn resume_says_when_the_sessions_directory_is_not_on_this_machine() {
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    sb.env(
+        "DEJA_CLAUDE_ROOT",
+        crate::common::fixtures().join("golden/claude/01-session"),
+    );
+    sb.ok(&["index"]);
+    let out = sb.ok(&["resume", "00000001-aaaa-4bbb-8ccc-000000000001"]);
+    assert!(
+        out.stdout
+            .starts_with("cd /home/dev/app && claude --resume"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr
+            .contains("the session's directory `/home/dev/app` does not exist on this machine"),
+        "{}",
+        out.stderr
+    );
+}

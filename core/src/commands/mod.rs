@@ -74,8 +74,24 @@ pub fn open_read(app: &App) -> Result<Store> {
 /// Matches an ambiguous id lists before saying how many more there are.
 const LISTED: usize = 10;
 
+/// When every session a prefix matches is one session and its subagents
+/// (whose ids are the parent's id followed by `-…`, as Claude Code's are),
+/// the parent's position: a parent's natural prefix names the parent.
+pub fn family_head(rows: &[SessionRow], total: usize) -> Option<usize> {
+    if total != rows.len() || rows.len() < 2 {
+        return None;
+    }
+    let (head, shortest) = rows.iter().enumerate().min_by_key(|(_, r)| r.id.len())?;
+    let parent = format!("{}-", shortest.id);
+    rows.iter()
+        .enumerate()
+        .all(|(i, r)| i == head || r.id.starts_with(&parent))
+        .then_some(head)
+}
+
 /// The one session `id` names: a deja id, a harness id, or a unique prefix
-/// of either. An ambiguous id is an error listing the sessions it matches.
+/// of either (a prefix of a session and its subagents names the session).
+/// An ambiguous id is an error listing the sessions it matches.
 pub fn pick_session(store: &Store, id: &str) -> Result<SessionRow> {
     let id = id.trim();
     if id.is_empty() {
@@ -85,6 +101,10 @@ pub fn pick_session(store: &Store, id: &str) -> Result<SessionRow> {
     match found.total {
         0 => bail!("no session `{id}` in the index\nhint: `deja sessions` lists them"),
         1 if !found.rows.is_empty() => Ok(found.rows.remove(0)),
+        n if family_head(&found.rows, n).is_some() => {
+            let head = family_head(&found.rows, n).unwrap_or(0);
+            Ok(found.rows.swap_remove(head))
+        }
         n => {
             let mut list = found
                 .rows
@@ -232,4 +252,31 @@ fn backticked<'a>(items: impl Iterator<Item = &'a str>) -> String {
 /// `n` and the noun that goes with it ("1 session", "2 sessions").
 pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::family_head;
+    use crate::json::testing::session_row;
+
+    fn rows(ids: &[&str]) -> Vec<deja_store::SessionRow> {
+        ids.iter()
+            .map(|id| deja_store::SessionRow {
+                id: (*id).into(),
+                ..session_row()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_prefix_of_a_session_and_its_subagents_names_the_session() {
+        let parent = "44ef5cbf-9cc3-4f7b-ac40-337a4d39713b";
+        let agent = format!("{parent}-agent-a71969c1296961234");
+        let found = rows(&[&agent, parent]);
+        assert_eq!(family_head(&found, 2), Some(1));
+        // Two unrelated sessions stay ambiguous, and so does a partial list.
+        assert_eq!(family_head(&rows(&["44ef5cbf-a", "44ef5cbf-b"]), 2), None);
+        assert_eq!(family_head(&found, 11), None);
+        assert_eq!(family_head(&rows(&[parent]), 1), None);
+    }
 }

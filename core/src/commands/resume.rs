@@ -80,6 +80,13 @@ pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatu
             if !note.is_empty() {
                 output::warn(&note);
             }
+            if let Some(dir) = cwd.as_deref().filter(|d| !std::path::Path::new(d).is_dir()) {
+                if !run_it {
+                    output::warn(&format!(
+                        "the session's directory `{dir}` does not exist on this machine; the command works where it does"
+                    ));
+                }
+            }
             if as_json {
                 output::print_json(&json::resume::Command {
                     argv: &argv,

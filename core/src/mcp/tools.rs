@@ -94,6 +94,8 @@ pub struct Limits {
     pub per_session: usize,
     /// Most bytes of text in one answer.
     pub max_answer_bytes: usize,
+    /// The relevance floor (`recall.min_similarity`).
+    pub min_similarity: f64,
 }
 
 /// The tools' JSON Schemas (tool name, description, input schema).
@@ -317,7 +319,10 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
             mode: Mode::Hybrid,
             scope: &scope,
             limit,
-            tuning: Tuning::default(),
+            tuning: Tuning {
+                min_similarity: limits.min_similarity,
+                ..Tuning::default()
+            },
             per_session: Some(per_session),
         })
         .map_err(|e| bad(format!("recall failed: {e}")))?;
@@ -492,6 +497,10 @@ fn pick(store: &Store, id: &str) -> Result<SessionRow, CallError> {
             frame::field(id)
         ))),
         1 if !found.rows.is_empty() => Ok(found.rows.remove(0)),
+        n if crate::commands::family_head(&found.rows, n).is_some() => {
+            let head = crate::commands::family_head(&found.rows, n).unwrap_or(0);
+            Ok(found.rows.swap_remove(head))
+        }
         n => {
             let more = n.saturating_sub(found.rows.len());
             Err(bad(format!(

@@ -365,3 +365,20 @@ fn resume_says_when_the_sessions_directory_is_not_on_this_machine() {
         out.stderr
     );
 }
+
+#[test]
+fn recall_in_an_empty_index_says_so_and_where_to_look() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    sb.ok(&["index"]);
+    let out = sb.run(&["recall", "that tenant predicate bug"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert!(
+        out.stderr.contains("the index holds no session yet"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("deja doctor"), "{}", out.stderr);
+    assert!(!out.stderr.contains("vector index"), "{}", out.stderr);
+}

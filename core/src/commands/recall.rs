@@ -40,6 +40,13 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
     }
     let store = super::open_read(app)?;
     output::trace("store opened");
+    if !args.json && store.count_sessions(&deja_store::SessionFilter::default())? == 0 {
+        // Nothing to search: say so, rather than warn about a vector index
+        // that an empty store never has.
+        output::error("the index holds no session yet");
+        output::hint("`deja index` reads the transcripts of aider, Gemini CLI, Claude Code, Codex and Qwen Code from their usual places; `deja doctor` lists where it looked");
+        return Ok(ExitStatus::NoResults);
+    }
     let mode = args
         .mode
         .map(Mode::from)
@@ -63,7 +70,10 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         mode,
         scope: &candidates,
         limit,
-        tuning: Tuning::default(),
+        tuning: Tuning {
+            min_similarity: app.config.config.recall.min_similarity,
+            ..Tuning::default()
+        },
         per_session: match args.per_session {
             Some(0) => None,
             Some(n) => Some(usize::from(n)),

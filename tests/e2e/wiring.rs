@@ -215,6 +215,8 @@ fn setup_gemini_makes_the_real_gemini_cli_connect_and_undo_restores_everything()
         settings
     );
     assert!(!sb.home.join(".gemini/extensions/deja").exists());
+    // The `extensions` folder setup created goes with it.
+    assert!(!sb.home.join(".gemini/extensions").exists());
     let after: Vec<(PathBuf, Vec<u8>)> = tree(&sb.home.join(".gemini"))
         .into_iter()
         .filter(|(p, _)| before.iter().any(|(q, _)| q == p))

@@ -89,9 +89,18 @@ fn shell_quote(s: &str) -> String {
 pub fn gemini_files(exe: &Path) -> Vec<(&'static str, String)> {
     let exe_text = exe.to_string_lossy().into_owned();
     // Gemini CLI hands extension servers only a few safe variables; the ones
-    // that move deja's config and store travel explicitly.
+    // that move deja's config and store, and those that tell the readers
+    // where transcripts are, travel explicitly.
     let mut env = std::collections::BTreeMap::new();
-    for key in ["DEJA_HOME", "DEJA_CONFIG"] {
+    for key in [
+        "DEJA_HOME",
+        "DEJA_CONFIG",
+        "DEJA_AIDER_ROOTS",
+        "DEJA_GEMINI_ROOT",
+        "DEJA_CLAUDE_ROOT",
+        "DEJA_CODEX_ROOT",
+        "DEJA_QWEN_ROOT",
+    ] {
         if let Some(v) = std::env::var_os(key).filter(|v| !v.is_empty()) {
             env.insert(key, v.to_string_lossy().into_owned());
         }
@@ -216,6 +225,13 @@ fn setup_gemini(app: &App, args: &SetupArgs) -> Result<Vec<String>> {
         changes.push(format!("remove {}", dir.display()));
         std::fs::remove_dir_all(&dir)
             .with_context(|| format!("cannot remove `{}`", dir.display()))?;
+        // The `extensions` folder goes too when deja's was all it held.
+        if let Some(parent) = dir.parent() {
+            if std::fs::read_dir(parent).is_ok_and(|mut d| d.next().is_none()) {
+                changes.push(format!("remove {} (empty)", parent.display()));
+                let _ = std::fs::remove_dir(parent);
+            }
+        }
         return Ok(changes);
     }
     if dir.exists() && !ours {

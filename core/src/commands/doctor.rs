@@ -50,8 +50,46 @@ fn mode(path: &Path) -> Option<u32> {
 /// Runs the command.
 pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
     let mut problems: Vec<Problem> = Vec::new();
+    let config = config(app, &mut problems);
+    let store = open_store(app, &mut problems);
+    let store_json = store_report(app, store.as_ref(), &mut problems)?;
+    let plugins = plugins(app, &mut problems);
+    let readers = readers(app, &mut problems)?;
+    let settings = app.embed_settings();
+    let model_json = model(&settings, store.as_ref(), &mut problems)?;
+    let wiring = wiring(app, &mut problems);
+    let team = team(app, store.as_ref(), &mut problems);
+    let report = out::Doctor {
+        config,
+        model: model_json,
+        plugins,
+        problems: problems
+            .iter()
+            .map(|p| out::Problem {
+                fix: &p.fix,
+                problem: &p.what,
+            })
+            .collect(),
+        readers,
+        store: store_json,
+        team,
+        wiring,
+    };
 
-    // Config.
+    if as_json {
+        output::print_json(&report)?;
+    } else {
+        print_text(app, &report, &problems);
+    }
+    Ok(if problems.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::NoResults
+    })
+}
+
+/// The config file, and its error as a problem.
+fn config<'a>(app: &'a App, problems: &mut Vec<Problem>) -> out::Config<'a> {
     let config = out::Config {
         error: app.config_error(),
         exists: app.config.file_exists,
@@ -68,9 +106,13 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
         });
     }
 
-    // Store.
+    config
+}
+
+/// The index, opened for reading; a missing or unreadable one is a problem.
+fn open_store(app: &App, problems: &mut Vec<Problem>) -> Option<Store> {
     let db = app.paths.database();
-    let store = if db.exists() {
+    if db.exists() {
         match Store::open_read(&db) {
             Ok(s) => Some(s),
             Err(e) => {
@@ -90,7 +132,16 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
             fix: "run `deja index`".into(),
         });
         None
-    };
+    }
+}
+
+/// The index's counts, its files' modes and the vector file's state.
+fn store_report<'a>(
+    app: &'a App,
+    store: Option<&Store>,
+    problems: &mut Vec<Problem>,
+) -> Result<out::Store<'a>> {
+    let db = app.paths.database();
     let vectors = app.paths.vectors();
     let mut store_json = out::Store {
         bytes: size(&db),
@@ -111,7 +162,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
             path: vectors.clone(),
         },
     };
-    if let Some(s) = &store {
+    if let Some(s) = store {
         let c = s.counts()?;
         store_json.sessions = Some(c.sessions);
         store_json.sessions_without_source = Some(c.orphaned);
@@ -164,7 +215,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
             }
         }
     }
-    if let Some(s) = &store {
+    if let Some(s) = store {
         let in_sync = deja_store::vectors::in_sync(s, &vectors).unwrap_or(false);
         store_json.vectors.in_sync = Some(in_sync);
         if !in_sync {
@@ -175,7 +226,11 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
         }
     }
 
-    // Plugins and readers.
+    Ok(store_json)
+}
+
+/// The plugins found, and those that could not be loaded as problems.
+fn plugins<'a>(app: &'a App, problems: &mut Vec<Problem>) -> Vec<out::Plugin<'a>> {
     let mut plugins = Vec::new();
     for r in &app.host().reports {
         if let Some(reason) = r.status.reason() {
@@ -198,6 +253,11 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
             version: r.version.as_deref(),
         });
     }
+    plugins
+}
+
+/// Each reader's discovery: where it looked, what it found, its warnings.
+fn readers<'a>(app: &'a App, problems: &mut Vec<Problem>) -> Result<Vec<out::Reader<'a>>> {
     let mut readers = Vec::new();
     if let Err(e) = app.config.check_harness_names(&app.host().harnesses()) {
         problems.push(Problem {
@@ -248,8 +308,15 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
         }
     }
 
-    // Model and runtime.
-    let settings = app.embed_settings();
+    Ok(readers)
+}
+
+/// The embedding model and runtime, loaded once to check them.
+fn model<'a>(
+    settings: &'a deja_embed::Settings,
+    store: Option<&Store>,
+    problems: &mut Vec<Problem>,
+) -> Result<out::Model<'a>> {
     let runtime = settings.runtime().map(|p| p.to_path_buf());
     let mut model_json = out::Model {
         dims: None,
@@ -262,16 +329,13 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
     };
     if settings.enabled {
         let started = Instant::now();
-        match Embedder::load(
-            &settings,
-            store.as_ref().and_then(|s| s.model_stamp()).as_ref(),
-        ) {
+        match Embedder::load(settings, store.and_then(|s| s.model_stamp()).as_ref()) {
             Ok(e) => {
                 model_json.status = Some("ok".into());
                 model_json.id = Some(e.id().into());
                 model_json.dims = Some(e.dims());
                 model_json.load_ms = Some(started.elapsed().as_millis() as u64);
-                if let Some(s) = &store {
+                if let Some(s) = store {
                     if let Some(stored) = s.meta("embed_model")? {
                         if stored != e.id() {
                             problems.push(Problem {
@@ -295,35 +359,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
             }
         }
     }
-    let wiring = wiring(app, &mut problems);
-    let team = team(app, store.as_ref(), &mut problems);
-    let report = out::Doctor {
-        config,
-        model: model_json,
-        plugins,
-        problems: problems
-            .iter()
-            .map(|p| out::Problem {
-                fix: &p.fix,
-                problem: &p.what,
-            })
-            .collect(),
-        readers,
-        store: store_json,
-        team,
-        wiring,
-    };
-
-    if as_json {
-        output::print_json(&report)?;
-    } else {
-        print_text(app, &report, &problems);
-    }
-    Ok(if problems.is_empty() {
-        ExitStatus::Success
-    } else {
-        ExitStatus::NoResults
-    })
+    Ok(model_json)
 }
 
 /// Team memory's settings, checked without connecting: a URL, password file

@@ -181,7 +181,7 @@ pub fn run(app: &App, id: &str, window: Window, as_json: bool) -> Result<ExitSta
             let _ = writeln!(out);
             let _ = writeln!(out, "{}", s.bold("files"));
             for f in &session.files {
-                let _ = writeln!(out, "  {:<9} {}", line(&f.action), line(&f.path));
+                let _ = writeln!(out, "  {:<9} {}", line(f.action), line(&f.path));
             }
         }
         if !session.commands.is_empty() {

@@ -103,7 +103,8 @@ mod tests {
     #[test]
     fn escape_sequences_become_visible_text() {
         // Title, clipboard (OSC 52), hyperlink (OSC 8), erase, conceal.
-        let evil = "a\u{1b}]0;pwned\u{7}b\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[2J\u{1b}[8mhidden\u{9b}31m";
+        let evil =
+            "a\u{1b}]0;pwned\u{7}b\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[2J\u{1b}[8mhidden\u{9b}31m";
         let shown = clean(evil);
         assert!(!shown.chars().any(unsafe_char), "{shown:?}");
         assert_eq!(
@@ -130,7 +131,10 @@ mod tests {
         assert_eq!(screen(ours, true), ours);
         assert_eq!(screen(ours, false), "word");
         let theirs = "\u{1b}[8mhidden\u{1b}[0m \u{1b}]8;;http://x\u{7}link";
-        assert_eq!(screen(theirs, true), "␛[8mhidden\u{1b}[0m ␛]8;;http://x␇link");
+        assert_eq!(
+            screen(theirs, true),
+            "␛[8mhidden\u{1b}[0m ␛]8;;http://x␇link"
+        );
     }
 
     #[test]

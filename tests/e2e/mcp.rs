@@ -194,3 +194,63 @@ fn raw_json_rpc_errors_and_disconnects_never_crash_or_corrupt() {
     let doctor = sb.run(&["doctor", "--json"]);
     assert!(!doctor.stdout.contains("\"corrupt"), "{}", doctor.stdout);
 }
+
+#[test]
+fn a_model_switched_on_in_the_config_reaches_a_running_server_after_its_next_index() {
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n[mcp]\nindex_interval_secs = 1\n");
+    let gemini = sb.home.join(".gemini");
+    crate::common::gemini_session(
+        &gemini,
+        &"0".repeat(64),
+        "2c3d4e5f-7342-4d89-826c-b78fc1922f6c",
+        0,
+        2,
+        "tenant predicate",
+    );
+    sb.env("GEMINI_CLI_HOME", sb.home.clone());
+    sb.ok(&["index"]);
+    let mut raw = Raw::start(&sb);
+    raw.initialize();
+    let mut id = 10;
+    let mut recall = |raw: &mut Raw| {
+        id += 1;
+        raw.send(
+            &serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "recall", "arguments": {"query": "tenant predicate"}}})
+            .to_string(),
+        );
+        loop {
+            let answer = raw.receive();
+            if answer["id"] == id {
+                return answer["result"]["structuredContent"]["mode"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+            }
+        }
+    };
+    assert_eq!(recall(&mut raw), "lexical");
+    // The model is switched on while the server runs.
+    let (model, runtime) = crate::common::installed_model();
+    sb.config(&format!(
+        "[embed]\nmodel_dir = {:?}\nruntime = {:?}\n[mcp]\nindex_interval_secs = 1\n",
+        model.to_str().unwrap(),
+        runtime.to_str().unwrap()
+    ));
+    let started = Instant::now();
+    let mut mode = String::new();
+    while started.elapsed() < Duration::from_secs(120) {
+        mode = recall(&mut raw);
+        if mode == "hybrid" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert_eq!(
+        mode, "hybrid",
+        "the server kept the settings it started with"
+    );
+    let (status, stderr) = raw.finish();
+    assert!(status.success(), "{stderr}");
+}

@@ -65,7 +65,7 @@ impl EmbedError {
 }
 
 /// Where the model and runtime are, from the config and data folder.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
     /// Model folder.
     pub model_dir: PathBuf,

@@ -71,8 +71,10 @@ pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
         eprintln!("no session matches; nothing forgotten");
         return Ok(ExitStatus::Success);
     }
+    // A scrub an earlier run left pending is finished by this one too.
     let n = store.forget(&rows)?;
     deja_store::vectors::sync_after_change(&store, &app.paths.vectors())?;
+    let scrub_pending = store.scrub_pending()?;
     if args.json {
         print_sessions(&rows, false, true)?;
     }
@@ -81,6 +83,11 @@ pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
         sessions(n),
         if n == 1 { "it" } else { "them" }
     );
+    if scrub_pending {
+        // Forgotten, but not yet erased from every file: exit 3.
+        output::warn(super::index::SCRUB_PENDING);
+        return Ok(ExitStatus::Incomplete);
+    }
     Ok(ExitStatus::Success)
 }
 

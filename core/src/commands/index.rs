@@ -68,6 +68,12 @@ pub struct Outcome {
     /// The embedding pass: `Ok(None)` when embeddings are disabled, `Err`
     /// says why it could not run.
     pub embedded: std::result::Result<Option<PassReport>, String>,
+    /// The embedding pass could not run for a reason other than a missing
+    /// model or runtime (a corrupt model file, a runtime that fails to load).
+    pub embedding_broken: bool,
+    /// A scrub is still owed: a reader kept the write-ahead log from being
+    /// truncated (see [`Store::scrub`]); the next writer finishes it.
+    pub scrub_pending: bool,
 }
 
 /// Progress of a whole run: transcripts, then embeddings.
@@ -87,22 +93,70 @@ impl RunProgress for Bar {
 /// Indexes under the writer lock (waiting for it as `wait` says): removes
 /// what writers killed mid-save left behind, then every changed transcript,
 /// then the embedding pass and the vector sync; drops cached vectors of texts
-/// that are gone, and scrubs the store when a settings change re-read
-/// transcripts (the text they held before must not linger). Used by `deja
-/// index` and by the MCP server's background runs.
+/// that are gone, and finishes the erasure of removed text: scrubs the store
+/// when a settings change re-read transcripts or an earlier scrub was left
+/// pending (the text they held before must not linger), and rebuilds the
+/// vector index file when it may hold erased vectors, model or not. Used by
+/// `deja index` and by the MCP server's background runs.
 pub fn index_all(app: &App, wait: Wait, progress: &mut dyn RunProgress) -> Result<Outcome> {
     deja_store::create_private_dir(&app.paths.data_dir)?;
     let _lock = lock::acquire(&app.paths.lock_file(), wait, &mut |m| output::warn(m))?;
     remove_stale_temporaries(app)?;
     let mut store = Store::open(&app.paths.database())?;
     let report = read_changed(app, &mut store, None, progress)?;
-    let embedded = embed(app, &mut store, progress)?;
+    let (embedded, embedding_broken) = match embed(app, &mut store, progress)? {
+        Embedded::Done(done) => (Ok(done), false),
+        Embedded::Missing(why) => (Err(why), false),
+        Embedded::Broken(why) => (Err(why), true),
+    };
     store.prune_embeddings()?;
-    if report.reread_for_settings > 0 {
-        store.scrub()?;
-    }
+    // The embedding pass syncs the file when it runs; without a model the
+    // erased vectors still go.
+    erase_vectors(app, &store)?;
+    let scrubbed = if report.reread_for_settings > 0 {
+        Some(store.scrub()?)
+    } else {
+        store.finish_scrub()?
+    };
     progress.finish();
-    Ok(Outcome { report, embedded })
+    Ok(Outcome {
+        report,
+        embedded,
+        embedding_broken,
+        scrub_pending: scrubbed == Some(false),
+    })
+}
+
+/// Rebuilds the vector index file when text was erased since it was saved
+/// (forgotten, retracted by its publisher, or re-read under new settings),
+/// so that no freed slot keeps an erased vector; needs no model. The caller
+/// holds the writer lock.
+pub(crate) fn erase_vectors(app: &App, store: &Store) -> Result<()> {
+    if deja_store::vectors::rebuild_pending(store)? {
+        deja_store::vectors::sync_after_change(store, &app.paths.vectors())?;
+    }
+    Ok(())
+}
+
+/// What the embedding pass did.
+pub(crate) enum Embedded {
+    /// It ran (`None`: embeddings are disabled).
+    Done(Option<PassReport>),
+    /// The model or runtime is not installed: says so, with the fix.
+    Missing(String),
+    /// The model or runtime is there but could not be loaded: says why.
+    Broken(String),
+}
+
+impl Embedded {
+    /// The pass as a result: `Ok(None)` when embeddings are disabled, `Err`
+    /// says why it could not run.
+    pub(crate) fn into_result(self) -> std::result::Result<Option<PassReport>, String> {
+        match self {
+            Embedded::Done(done) => Ok(done),
+            Embedded::Missing(why) | Embedded::Broken(why) => Err(why),
+        }
+    }
 }
 
 /// The transcript pass of an index run (the caller holds the writer lock):
@@ -154,16 +208,15 @@ fn process_running(pid: u32) -> bool {
     }
 }
 
-/// The embedding pass: `Ok(None)` when embeddings are disabled, `Err` says
-/// why it could not run (model missing). The caller holds the writer lock.
+/// The embedding pass (see [`Embedded`]). The caller holds the writer lock.
 pub(crate) fn embed(
     app: &App,
     store: &mut Store,
     progress: &mut dyn RunProgress,
-) -> Result<std::result::Result<Option<PassReport>, String>> {
+) -> Result<Embedded> {
     let settings = app.embed_settings();
     if !settings.enabled {
-        return Ok(Ok(None));
+        return Ok(Embedded::Done(None));
     }
     let known = store.model_stamp();
     let unchanged_model = known
@@ -175,16 +228,16 @@ pub(crate) fn embed(
     {
         // Nothing to embed: do not spend time loading the model.
         let _ = deja_embed::query::prepare(&settings);
-        return Ok(Ok(Some(PassReport::default())));
+        return Ok(Embedded::Done(Some(PassReport::default())));
     }
     let mut embedder = match Embedder::load(&settings, known.as_ref()) {
         Ok(e) => e,
         Err(e) if e.is_missing() => {
-            return Ok(Err(format!(
+            return Ok(Embedded::Missing(format!(
                 "{e}\nhint: run scripts/fetch-model to install the model and runtime"
             )))
         }
-        Err(e) => return Ok(Err(e.to_string())),
+        Err(e) => return Ok(Embedded::Broken(e.to_string())),
     };
     let report = pass::run(store, &mut embedder, &app.paths.vectors(), progress)?;
     let known = embedder.known();
@@ -193,7 +246,7 @@ pub(crate) fn embed(
     // Derive the fast-loading copy of the model for recall now, not at the
     // first query.
     let _ = deja_embed::query::prepare(&settings);
-    Ok(Ok(Some(report)))
+    Ok(Embedded::Done(Some(report)))
 }
 
 /// Runs the command.
@@ -204,7 +257,12 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
     } else {
         Wait::Up(Duration::from_secs(app.config.config.index.lock_wait_secs))
     };
-    let Outcome { report, embedded } = index_all(app, wait, &mut Bar::new())?;
+    let Outcome {
+        report,
+        embedded,
+        embedding_broken,
+        scrub_pending,
+    } = index_all(app, wait, &mut Bar::new())?;
 
     for (harness, reason) in &report.discovery_failed {
         output::error(&format!(
@@ -314,5 +372,18 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
             },
         );
     }
+    if scrub_pending {
+        output::warn(SCRUB_PENDING);
+    }
+    // Problems the run could not get past: scripts must see them. A
+    // transcript that failed is not one (it is reported, and retried).
+    if !report.discovery_failed.is_empty() || embedding_broken || scrub_pending {
+        return Ok(ExitStatus::Incomplete);
+    }
     Ok(ExitStatus::Success)
 }
+
+/// The warning when a scrub could not truncate the write-ahead log.
+pub(crate) const SCRUB_PENDING: &str =
+    "another process kept the database's write-ahead log open, so removed text may still be in \
+     `index.sqlite-wal`; the next `deja index` or `deja forget` finishes the scrub";

@@ -66,8 +66,13 @@ pub fn run(app: &App, budget: Duration) -> Result<std::result::Result<Refreshed,
         &mut deja_index::Quiet,
     )?;
     if report.reread_for_settings > 0 {
-        // Text stored before a settings change must not linger.
-        store.scrub()?;
+        // Text stored before a settings change must not linger. When a
+        // reader keeps the log, the scrub stays pending for `deja index`
+        // (which also rebuilds the vector index file: this pass embeds
+        // nothing).
+        if !store.scrub()? {
+            output::warn(super::index::SCRUB_PENDING);
+        }
     }
     output::trace("refresh: done");
     Ok(Ok(Refreshed {

@@ -168,8 +168,9 @@ fn pull(app: &App, settings: &Settings, no_embed: bool, as_json: bool) -> Result
     } else {
         let embedded = super::index::embed(app, &mut store, &mut super::index::Bar::new())?;
         store.prune_embeddings()?;
-        embedded
+        embedded.into_result()
     };
+    super::index::erase_vectors(app, &store)?;
     let server = team.server();
     let embedding_error = embedded.as_ref().err().map(String::as_str);
     let embedded_messages = embedded

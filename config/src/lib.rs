@@ -257,6 +257,9 @@ pub struct Redact {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Tls {
+    /// From the host: `require` for a TCP host, `disable` for a Unix socket
+    /// (which carries no TLS and never crosses a network).
+    Auto,
     /// Never.
     Disable,
     /// When the server offers it (certificates verified when used).
@@ -269,6 +272,7 @@ impl Tls {
     /// The lower-case name.
     pub fn as_str(self) -> &'static str {
         match self {
+            Tls::Auto => "auto",
             Tls::Disable => "disable",
             Tls::Prefer => "prefer",
             Tls::Require => "require",
@@ -286,6 +290,9 @@ pub struct Team {
     pub password_file: String,
     /// TLS use.
     pub tls: Tls,
+    /// Whether password authentication without channel binding (cleartext,
+    /// MD5, or SCRAM without TLS) may be used over TCP.
+    pub allow_insecure_auth: bool,
     /// A PEM file of the certificate authority that signed the server's
     /// certificate, besides the system's; empty: the system's only.
     pub ca_file: String,
@@ -295,6 +302,14 @@ pub struct Team {
     pub share: Vec<String>,
     /// Seconds to wait for the server to answer a connection.
     pub connect_timeout_secs: u64,
+    /// Most messages of one pulled session; a larger one is skipped.
+    pub pull_max_messages: u64,
+    /// Most bytes of one pulled message's text; a session with a larger one
+    /// is skipped.
+    pub pull_max_message_bytes: u64,
+    /// Most bytes of one pulled session's text (messages, files and
+    /// commands records); a larger one is skipped.
+    pub pull_max_session_bytes: u64,
 }
 
 /// `[plugins]`: where else to load plugins from.
@@ -407,12 +422,15 @@ pub const BOUNDS: &[(&str, i64, i64)] = &[
     ("mcp.index_interval_secs", 0, 604_800),
     ("context.max_bytes", 256, 1_000_000),
     ("team.connect_timeout_secs", 1, 600),
+    ("team.pull_max_messages", 1, 10_000_000),
+    ("team.pull_max_message_bytes", 1, 1_073_741_824),
+    ("team.pull_max_session_bytes", 1, 17_179_869_184),
 ];
 
 /// The values a string key accepts, where it accepts only some.
 const CHOICES: &[(&str, &[&str])] = &[
     ("recall.mode", &["hybrid", "semantic", "lexical"]),
-    ("team.tls", &["disable", "prefer", "require"]),
+    ("team.tls", &["auto", "disable", "prefer", "require"]),
 ];
 
 /// Loads the defaults, then the file at `path`, then the environment
@@ -931,20 +949,123 @@ fn render_table(t: &Table, prefix: &str, sources: &BTreeMap<String, Source>, out
     }
 }
 
-/// A URL with the password of its `user:password@` part replaced by `***`.
+/// A PostgreSQL connection string with every password in it replaced by
+/// `***`: the `user:password@` part of a URL, `password=` query parameters
+/// (`?password=x`, `&password=x`, in any case, percent-encoded or not), and
+/// the `password` of a key=value string (`host=db password=x`, quoted or
+/// not).
 pub fn hide_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(authority_end);
-    match authority.rsplit_once('@') {
-        Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _)) => format!("{scheme}://{user}:***@{host}{tail}"),
-            None => url.to_string(),
-        },
-        None => url.to_string(),
+    if let Some((scheme, rest)) = url.split_once("://") {
+        let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+        let (authority, tail) = rest.split_at(authority_end);
+        let authority = match authority.rsplit_once('@') {
+            Some((userinfo, host)) => match userinfo.split_once(':') {
+                Some((user, _)) => format!("{user}:***@{host}"),
+                None => authority.to_string(),
+            },
+            None => authority.to_string(),
+        };
+        let tail = match tail.split_once('?') {
+            Some((path, query)) => {
+                let params: Vec<String> = query
+                    .split('&')
+                    .map(|p| match p.split_once('=') {
+                        Some((k, _)) if is_password_key(k) => format!("{k}=***"),
+                        _ => p.to_string(),
+                    })
+                    .collect();
+                format!("{path}?{}", params.join("&"))
+            }
+            None => tail.to_string(),
+        };
+        return format!("{scheme}://{authority}{tail}");
     }
+    hide_keyword_password(url)
+}
+
+/// Whether a query or key=value key names the password (`password`, in any
+/// case, possibly percent-encoded).
+fn is_password_key(key: &str) -> bool {
+    let bytes = key.trim().as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (b, hex) {
+            (b'%', Some(v)) => {
+                decoded.push(v);
+                i += 3;
+            }
+            _ => {
+                decoded.push(b);
+                i += 1;
+            }
+        }
+    }
+    decoded.eq_ignore_ascii_case(b"password")
+}
+
+/// The password of a key=value connection string (`host=db password=x`,
+/// `password = 'x y'`, with `\'` escapes) replaced by `***`.
+fn hide_keyword_password(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        // A key: up to `=` or a space.
+        let start = i;
+        while i < chars.len() && chars[i] != '=' && !chars[i].is_whitespace() {
+            i += 1;
+        }
+        let key: String = chars[start..i].iter().collect();
+        out.push_str(&key);
+        // Spaces and the `=`.
+        let mut j = i;
+        while j < chars.len() && chars[j].is_whitespace() {
+            j += 1;
+        }
+        if j >= chars.len() || chars[j] != '=' {
+            // Not a key=value pair here: copy the spaces and go on.
+            out.extend(&chars[i..j]);
+            i = j;
+            if i == start {
+                if let Some(c) = chars.get(i) {
+                    out.push(*c);
+                }
+                i += 1;
+            }
+            continue;
+        }
+        out.extend(&chars[i..=j]);
+        i = j + 1;
+        while i < chars.len() && chars[i].is_whitespace() {
+            out.push(chars[i]);
+            i += 1;
+        }
+        // The value: quoted (with backslash escapes) or up to a space.
+        let value_start = i;
+        if chars.get(i) == Some(&'\'') {
+            i += 1;
+            while i < chars.len() && chars[i] != '\'' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(chars.len());
+        } else {
+            while i < chars.len() && !chars[i].is_whitespace() {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i = i.min(chars.len());
+        }
+        if is_password_key(&key) {
+            out.push_str("***");
+        } else {
+            out.extend(&chars[value_start..i]);
+        }
+    }
+    out
 }
 
 fn toml_key(k: &str) -> String {
@@ -1001,6 +1122,63 @@ mod password_tests {
             "postgres://ana@db/team"
         );
         assert_eq!(hide_password(""), "");
+    }
+
+    #[test]
+    fn passwords_in_query_parameters_are_hidden() {
+        assert_eq!(
+            hide_password("postgres://ana@db/team?password=s3cret"),
+            "postgres://ana@db/team?password=***"
+        );
+        assert_eq!(
+            hide_password(
+                "postgresql://ana@db/team?sslmode=require&password=s3cret&application_name=x"
+            ),
+            "postgresql://ana@db/team?sslmode=require&password=***&application_name=x"
+        );
+        assert_eq!(
+            hide_password("postgres://db?user=ana&PassWord=s3cret"),
+            "postgres://db?user=ana&PassWord=***"
+        );
+        assert_eq!(
+            hide_password("postgres://db/team?pass%77ord=s3cret"),
+            "postgres://db/team?pass%77ord=***"
+        );
+        // Both forms at once.
+        let both = hide_password("postgres://ana:one@db/team?password=two");
+        assert!(!both.contains("one") && !both.contains("two"), "{both}");
+        // A query without a password is left as it is.
+        assert_eq!(
+            hide_password("postgres://ana@db/team?sslmode=require"),
+            "postgres://ana@db/team?sslmode=require"
+        );
+    }
+
+    #[test]
+    fn passwords_in_key_value_strings_are_hidden() {
+        assert_eq!(
+            hide_password("host=db user=ana password=s3cret dbname=team"),
+            "host=db user=ana password=*** dbname=team"
+        );
+        assert_eq!(
+            hide_password("host=db password = 's3 cret' dbname=team"),
+            "host=db password = *** dbname=team"
+        );
+        assert_eq!(
+            hide_password("password='it\\'s secret' host=db"),
+            "password=*** host=db"
+        );
+        assert_eq!(
+            hide_password("host=db password=s3cret"),
+            "host=db password=***"
+        );
+        assert_eq!(hide_password("host=db user=ana"), "host=db user=ana");
+        for shown in [
+            hide_password("host=db password=s3cret"),
+            hide_password("PASSWORD=s3cret host=db"),
+        ] {
+            assert!(!shown.contains("s3cret"), "{shown}");
+        }
     }
 }
 

@@ -340,7 +340,7 @@ fn a_pushed_session_is_recalled_elsewhere_and_leaves_with_its_tombstone() {
             status["to_pull"].as_u64(),
             status["schema_version"].as_i64()
         ),
-        (Some(1), Some(0), Some(1)),
+        (Some(1), Some(0), Some(deja_team::schema::current_version())),
         "{status:#}"
     );
     assert_eq!(status["publishers"][0]["origin"], "ana@laptop");
@@ -725,7 +725,10 @@ fn a_wrong_password_a_down_server_and_a_newer_schema_change_nothing_here() {
         let out = ben.run(cmd);
         one_error(
             &out,
-            "has schema version 99; this deja knows versions up to 1",
+            &format!(
+                "has schema version 99; this deja knows versions up to {}",
+                deja_team::schema::current_version()
+            ),
         );
     }
     assert_eq!(ben.dump(), before);
@@ -733,7 +736,10 @@ fn a_wrong_password_a_down_server_and_a_newer_schema_change_nothing_here() {
     server
         .psql(
             "team",
-            "UPDATE deja.meta SET value = '1' WHERE key = 'schema_version'",
+            &format!(
+                "UPDATE deja.meta SET value = '{}' WHERE key = 'schema_version'",
+                deja_team::schema::current_version()
+            ),
         )
         .unwrap();
 
@@ -810,8 +816,23 @@ fn tls_is_used_and_verified_when_required() {
         "{}",
         out.stderr
     );
-    // Plain text is refused by this server.
+    // Plain text over TCP is refused here unless asked for, and then by this server.
     tls_config(&ana, "disable", &tcp, None);
+    let out = ana.run(&["team", "status"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("would send the password to a TCP host without TLS"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("hint:") && out.stderr.contains("allow_insecure_auth"),
+        "{}",
+        out.stderr
+    );
+    let config = std::fs::read_to_string(ana.config_path()).unwrap();
+    ana.config(&format!("{config}allow_insecure_auth = true\n"));
     let out = ana.run(&["team", "status"]);
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("no encryption"), "{}", out.stderr);
@@ -830,7 +851,8 @@ fn tls_is_used_and_verified_when_required() {
         format!("ana@localhost:{}/team", server.port())
     );
     ana.env("DEJA_TEAM_URL", "");
-    // A server that offers no TLS (a Unix socket) is refused when TLS is required.
+    // A server that offers no TLS (a Unix socket) is refused when TLS is
+    // required, with a hint about `team.tls`, not about the server.
     tls_config(&ana, "require", &server.url("ana", "team"), Some(&ca));
     let out = ana.run(&["team", "status"]);
     assert_eq!(out.code, 2);
@@ -839,6 +861,98 @@ fn tls_is_used_and_verified_when_required() {
         "{}",
         out.stderr
     );
+    assert!(
+        out.stderr.contains("hint: a Unix socket carries no TLS")
+            && !out.stderr.contains("is the server running"),
+        "{}",
+        out.stderr
+    );
+    // The default on a socket is no TLS.
+    tls_config(&ana, "auto", &server.url("ana", "team"), None);
+    ana.ok(&["team", "status"]);
+    // A password asked for in cleartext, even inside TLS, is not sent
+    // unless asked for.
+    server.set_tcp_auth("password").unwrap();
+    tls_config(&ana, "require", &tcp, Some(&ca));
+    let out = ana.run(&["team", "status"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("did not use channel binding")
+            && out.stderr.contains("hint:")
+            && out.stderr.contains("team.allow_insecure_auth"),
+        "{}",
+        out.stderr
+    );
+    let config = std::fs::read_to_string(ana.config_path()).unwrap();
+    ana.config(&format!("{config}allow_insecure_auth = true\n"));
+    ana.ok(&["team", "status"]);
+}
+
+#[test]
+fn the_default_tls_is_required_over_tcp_and_a_certificate_for_another_name_fails() {
+    let server = server();
+    let ana = machine(&server, "ana", "laptop", &history("ledger", 2, 2));
+    ana.index();
+    let tcp = server.tcp_url("ana", "team");
+    let with = |tls: &str, extra: &str| {
+        format!(
+            "[embed]\nenabled = false\n[team]\nurl = \"{tcp}\"\nname = \"ana@laptop\"\nshare = [\"billing\"]\n{tls}{extra}"
+        )
+    };
+    // A server that declines TLS over TCP is refused under the default.
+    server.enable_tcp().unwrap();
+    ana.config(&with("", ""));
+    let out = ana.run(&["team", "push"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("server does not support TLS")
+            && out.stderr.contains("hint: the server offers no TLS"),
+        "{}",
+        out.stderr
+    );
+    // Under `prefer`, the downgrade gets no password either.
+    ana.config(&with("tls = \"prefer\"\n", ""));
+    let out = ana.run(&["team", "push"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("did not use channel binding"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        server
+            .psql("team", "SELECT to_regclass('deja.sessions') IS NULL")
+            .unwrap()
+            .trim(),
+        "t",
+        "nothing was created"
+    );
+    // Asked for on purpose, it works.
+    ana.config(&with("tls = \"disable\"\n", "allow_insecure_auth = true\n"));
+    ana.ok(&["team", "status"]);
+
+    // A certificate that does not name the host is refused.
+    let ca = server.enable_tls_for("DNS:elsewhere.invalid").unwrap();
+    ana.config(&with("", &format!("ca_file = \"{}\"\n", ca.display())));
+    let out = ana.run(&["team", "push"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.to_lowercase().contains("certificate")
+            && out
+                .stderr
+                .contains("hint: the server's certificate is not trusted for this host name"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        count(&server, "team", "SELECT count(*) FROM deja.sessions"),
+        0
+    );
+    // The same authority with the right name: TLS and channel binding work.
+    let ca = server.enable_tls().unwrap();
+    ana.config(&with("", &format!("ca_file = \"{}\"\n", ca.display())));
+    let out = ana.ok(&["team", "push", "--json"]).json();
+    assert_eq!(out["pushed"].as_u64(), Some(2), "{out:#}");
 }
 
 /// The SQL blocks of the README's section under `heading`, in order.
@@ -910,7 +1024,17 @@ fn the_stricter_set_up_lets_members_publish_only_under_their_own_name() {
     ben.ok(&["team", "push"]);
     let config = std::fs::read_to_string(ben.config_path()).unwrap();
     ben.config(&config.replace("name = \"ben@desk\"", "name = \"ana@laptop\""));
+    // deja itself refuses a name another machine pushes under...
     let out = ben.run(&["team", "push"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("another machine pushes under that name"),
+        "{}",
+        out.stderr
+    );
+    // ...and taking it over is refused by the server.
+    let out = ben.run(&["team", "push", "--take-over-name"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stderr.contains("row-level security"), "{}", out.stderr);
     assert!(
@@ -985,4 +1109,219 @@ fn pulled_sessions_are_redacted_by_this_machines_rules_too() {
         !db.windows(9).any(|w| w == b"acme_4242"),
         "the key is in ben's store file"
     );
+}
+
+/// Everything the team store holds, publishers included, without push times.
+fn full_dump(server: &ScratchServer) -> String {
+    format!(
+        "{}--\n{}",
+        team_dump(server, "team"),
+        server
+            .psql(
+                "team",
+                "SELECT origin, machine_id, claimed_at FROM deja.publishers ORDER BY 1"
+            )
+            .unwrap()
+    )
+}
+
+#[test]
+fn a_wiped_data_folder_retracts_nothing_and_every_session_still_reaches_the_team() {
+    let server = server();
+    let ana = machine(&server, "ana", "laptop", &history("ledger", 3, 2));
+    ana.index();
+    ana.ok(&["team", "push"]);
+    // The laptop is reinstalled: a new data folder, the same synced config,
+    // and none of the old transcripts.
+    std::fs::remove_dir_all(ana.data_dir()).unwrap();
+    ana.write("work/billing/.aider.chat.history.md", "");
+    ana.index();
+    let before = full_dump(&server);
+    // To the team store this is a new machine under a name in use: refused.
+    let out = ana.run(&["team", "push"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.stderr.matches("error:").count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("another machine pushes under that name")
+            && out.stderr.contains("hint:")
+            && out.stderr.contains("--take-over-name"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(full_dump(&server), before);
+    // Taking the name over deliberately retracts nothing it has no evidence for.
+    let push = ana
+        .ok(&["team", "push", "--take-over-name", "--json"])
+        .json();
+    assert_eq!(
+        (
+            push["retracted"].as_u64(),
+            push["missing"].as_u64(),
+            push["took_over"].as_bool()
+        ),
+        (Some(0), Some(3), Some(true)),
+        "{push:#}"
+    );
+    let again = ana.ok(&["team", "push"]);
+    assert!(
+        again
+            .stderr
+            .contains("3 sessions published as ana@laptop are not in this store")
+            && again.stderr.contains("--retract-missing"),
+        "{}",
+        again.stderr
+    );
+    // A dry run of --retract-missing lists what would go and changes nothing.
+    let before = team_dump(&server, "team");
+    let dry = ana.ok(&["team", "push", "--retract-missing", "--dry-run"]);
+    assert_eq!(
+        dry.stdout.matches("would retract aider ").count(),
+        3,
+        "{}",
+        dry.stdout
+    );
+    assert!(dry.stdout.contains("(missing)"), "{}", dry.stdout);
+    assert_eq!(team_dump(&server, "team"), before);
+    // Ben still pulls every session Ana published.
+    let ben = machine(&server, "ben", "desk", "");
+    ben.index();
+    let pulled = ben.ok(&["team", "pull", "--json"]).json();
+    assert_eq!(
+        (pulled["added"].as_u64(), pulled["messages"].as_u64()),
+        (Some(3), Some(6)),
+        "{pulled:#}"
+    );
+    // Asked for explicitly, the missing sessions go, and Ben's copies with them.
+    let gone = ana
+        .ok(&["team", "push", "--retract-missing", "--json"])
+        .json();
+    assert_eq!(gone["retracted"].as_u64(), Some(3), "{gone:#}");
+    assert_eq!(gone["retractions"][0]["why"], "missing", "{gone:#}");
+    let pulled = ben.ok(&["team", "pull", "--json"]).json();
+    assert_eq!(pulled["removed"].as_u64(), Some(3), "{pulled:#}");
+}
+
+#[test]
+fn two_homes_with_one_team_name_the_second_push_is_refused_and_changes_nothing() {
+    let server = server();
+    let first = machine(&server, "ana", "laptop", &history("ledger", 3, 2));
+    first.index();
+    first.ok(&["team", "push"]);
+    // A second home, its config copied: the same `team.name`.
+    let second = machine(&server, "ana", "laptop", &history("other ledger", 2, 2));
+    second.index();
+    let before = full_dump(&server);
+    let out = second.run(&["team", "push"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.stderr.matches("error:").count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("`team.name` is ana@laptop, and another machine pushes under that name")
+            && out
+                .stderr
+                .contains("hint: give this machine a name of its own"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert_eq!(full_dump(&server), before);
+    // Its dry run is refused the same way.
+    assert_eq!(second.run(&["team", "push", "--dry-run"]).code, 2);
+    // Its status says so.
+    let status = second.ok(&["team", "status", "--json"]).json();
+    assert_eq!(status["name_taken"], true, "{status:#}");
+    let text = second.ok(&["team", "status"]).stdout;
+    assert!(
+        text.contains("another machine pushes under this name"),
+        "{text}"
+    );
+    // It pulls the first machine's sessions instead of taking them for its own.
+    let pulled = second.ok(&["team", "pull", "--json"]);
+    let json = pulled.json();
+    assert_eq!(json["added"].as_u64(), Some(3), "{json:#}");
+    assert_eq!(json["name_collision"], "ana@laptop", "{json:#}");
+    assert!(
+        pulled
+            .stderr
+            .contains("another machine pushes under this machine's `team.name`"),
+        "{}",
+        pulled.stderr
+    );
+    // The first machine's own pull and push go on as before.
+    let own = first.ok(&["team", "pull", "--json"]).json();
+    assert_eq!(
+        (own["added"].as_u64(), own["name_collision"].is_null()),
+        (Some(0), true),
+        "{own:#}"
+    );
+    first.ok(&["team", "push"]);
+    assert_eq!(full_dump(&server), before);
+}
+
+#[test]
+fn status_works_in_a_fresh_home_and_pull_reports_what_it_skips() {
+    let server = server();
+    let ana = machine(&server, "ana", "laptop", &history("ledger", 3, 4));
+    ana.index();
+    ana.ok(&["team", "push"]);
+    // Ben has indexed nothing yet: status works, counting his store as empty.
+    let mut ben = Sandbox::new();
+    configure(
+        &ben,
+        &server,
+        "team",
+        "ben",
+        "desk",
+        "[embed]\nenabled = false\n",
+    );
+    ben.env("DEJA_TEAM_PASSWORD", PASSWORD);
+    let status = ben.ok(&["team", "status", "--json"]).json();
+    assert_eq!(
+        (
+            status["local_store"].as_bool(),
+            status["to_pull"].as_u64(),
+            status["pulled"].as_u64()
+        ),
+        (Some(false), Some(3), Some(0)),
+        "{status:#}"
+    );
+    let text = ben.ok(&["team", "status"]).stdout;
+    assert!(text.contains("local store   none yet"), "{text}");
+    // status made nothing here.
+    assert!(!ben.database().exists());
+    // A bound on the messages of a pulled session: the sessions over it are
+    // skipped and reported, the others pulled.
+    configure(
+        &ben,
+        &server,
+        "team",
+        "ben",
+        "desk",
+        "[embed]\nenabled = false\n",
+    );
+    let config = std::fs::read_to_string(ben.config_path()).unwrap();
+    ben.config(&format!("{config}pull_max_messages = 3\n"));
+    let out = ben.ok(&["team", "pull", "--json"]);
+    let json = out.json();
+    assert_eq!(json["added"].as_u64(), Some(0), "{json:#}");
+    let skipped = json["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 3, "{json:#}");
+    assert_eq!(skipped[0]["origin"], "ana@laptop");
+    assert!(
+        skipped[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("4 messages (at most 3: `team.pull_max_messages`)"),
+        "{json:#}"
+    );
+    assert_eq!(
+        out.stderr.matches("skipped aider session").count(),
+        3,
+        "{}",
+        out.stderr
+    );
+    ben.config(&config);
+    let out = ben.ok(&["team", "pull", "--json"]).json();
+    assert_eq!(out["added"].as_u64(), Some(3), "{out:#}");
 }

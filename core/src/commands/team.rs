@@ -1,7 +1,9 @@
 //! `deja team push|pull|status`: team memory through a shared PostgreSQL
-//! database. Each command connects (and checks the team store's schema)
-//! before it touches anything here, so a wrong password, a server that is
-//! down or a schema from a newer deja changes nothing locally.
+//! database. Each command connects (and checks, or migrates, the team
+//! store's schema) before it touches anything here, so a wrong password, a
+//! server that is down or a schema from a newer deja changes nothing
+//! locally. This machine's id (`team-machine-id` in the data folder) is made
+//! by the first push or pull; status only reads it.
 
 use std::time::Instant;
 
@@ -27,14 +29,20 @@ pub struct TeamArgs {
 /// The team commands.
 #[derive(Debug, Subcommand)]
 pub enum TeamCommand {
-    /// Publish the sessions of the projects in `team.share` (only what changed; retracts what was forgotten or unshared).
+    /// Publish the sessions of the projects in `team.share` (only what changed; retracts what was forgotten or unshared here).
     Push {
         /// Push even though redaction is off.
         #[arg(long)]
         force: bool,
-        /// Say what would be pushed; change nothing.
+        /// Say what would be pushed and retracted; change nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Retract as well the sessions this machine published that this store has no trace of (a new data folder, a `share` entry changed); with --dry-run, list them.
+        #[arg(long)]
+        retract_missing: bool,
+        /// Push under `team.name` although another machine pushes under it, making this machine its publisher (for this machine after its data folder was wiped).
+        #[arg(long)]
+        take_over_name: bool,
         /// Print a JSON summary.
         #[arg(long)]
         json: bool,
@@ -58,7 +66,7 @@ pub enum TeamCommand {
 
 /// Runs the command.
 pub fn run(app: &App, args: &TeamArgs) -> Result<ExitStatus> {
-    let settings = Settings::from_config(
+    let mut settings = Settings::from_config(
         &app.config,
         &|k: &str| std::env::var(k).ok(),
         &app.paths.home,
@@ -67,11 +75,47 @@ pub fn run(app: &App, args: &TeamArgs) -> Result<ExitStatus> {
         TeamCommand::Push {
             force,
             dry_run,
+            retract_missing,
+            take_over_name,
             json,
-        } => push(app, &settings, *force, *dry_run, *json),
-        TeamCommand::Pull { no_embed, json } => pull(app, &settings, *no_embed, *json),
-        TeamCommand::Status { json } => status(app, &settings, *json),
+        } => {
+            let options = PushOptions {
+                redaction_on: app.config.config.redact.enabled,
+                force: *force,
+                dry_run: *dry_run,
+                retract_missing: *retract_missing,
+                take_over_name: *take_over_name,
+            };
+            push(app, &mut settings, options, *json)
+        }
+        TeamCommand::Pull { no_embed, json } => pull(app, &mut settings, *no_embed, *json),
+        TeamCommand::Status { json } => {
+            settings.machine_id = deja_team::machine::load(&app.paths.data_dir)?;
+            status(app, &settings, *json)
+        }
     }
+}
+
+/// A name or id from the team store, which may hold anything: as it is when
+/// made of the characters ids are made of, else quoted with control
+/// characters escaped; cut to 80 characters.
+fn quoted(text: &str) -> String {
+    let cut: String = text.chars().take(80).collect();
+    let plain = !cut.is_empty()
+        && cut
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._:@+-/=~".contains(c));
+    if plain {
+        cut
+    } else {
+        format!("{cut:?}")
+    }
+}
+
+/// This machine's id, made now if it has none.
+fn machine_id(app: &App) -> Result<String> {
+    deja_store::create_private_dir(&app.paths.data_dir)?;
+    Ok(deja_team::machine::load_or_create(&app.paths.data_dir)?)
 }
 
 /// Reports progress on stderr every tenth of the work, on a terminal.
@@ -93,47 +137,78 @@ fn progress(verb: &'static str) -> impl FnMut(usize, usize) {
 
 fn push(
     app: &App,
-    settings: &Settings,
-    force: bool,
-    dry_run: bool,
+    settings: &mut Settings,
+    options: PushOptions,
     as_json: bool,
 ) -> Result<ExitStatus> {
     let started = Instant::now();
     if settings.share.is_empty() {
-        output::warn("`team.share` lists no project: this machine publishes nothing (a push retracts what it published before)");
+        output::warn("`team.share` lists no project: this machine publishes nothing (a push retracts only what it forgot or stopped sharing)");
     }
-    let mut team = deja_team::connect(settings)?;
     let store = super::open_read(app)?;
-    let options = PushOptions {
-        redaction_on: app.config.config.redact.enabled,
-        force,
-        dry_run,
-    };
+    settings.machine_id = Some(machine_id(app)?);
+    let mut team = deja_team::connect(settings)?;
     let mut report_progress = progress("pushed");
     let report = deja_team::push(&mut team, &store, options, &mut report_progress)?;
     let server = team.server();
+    let dry_run = options.dry_run;
+    if dry_run {
+        for (k, why) in &report.retractions {
+            println!("would retract {} {} ({})", k.harness, k.id, why.as_str());
+        }
+    }
+    if !report.missing.is_empty() {
+        output::warn(&format!(
+            "{} published as {} {} not in this store (a new data folder, or `team.share` changed?): left published",
+            super::plural(report.missing.len(), "session", "sessions"),
+            team.origin(),
+            if report.missing.len() == 1 { "is" } else { "are" }
+        ));
+        output::hint(
+            "`deja team push --retract-missing --dry-run` lists them; without --dry-run it retracts them",
+        );
+    }
+    if report.took_over {
+        output::warn(&format!(
+            "this machine {} `{}` over from the machine that pushed under it before",
+            if dry_run { "would take" } else { "took" },
+            team.origin()
+        ));
+    }
     if as_json {
         output::print_json(&json::team::Push {
             dry_run,
             messages: report.messages,
+            missing: report.missing.len(),
             origin: team.origin(),
             pushed: report.pushed,
             retracted: report.retracted,
+            retractions: report
+                .retractions
+                .iter()
+                .map(|(k, why)| json::team::Retraction {
+                    harness: &k.harness,
+                    session_id: &k.id,
+                    why: why.as_str(),
+                })
+                .collect(),
             seconds: started.elapsed().as_secs_f64(),
             server: &server,
             shared: report.shared,
+            took_over: report.took_over,
             unchanged: report.unchanged,
         })?;
         return Ok(ExitStatus::Success);
     }
     let verb = if dry_run { "would push" } else { "pushed" };
     eprintln!(
-        "{verb} {} ({}) to {server} as {}; {} unchanged; {} retracted{}",
+        "{verb} {} ({}) to {server} as {}; {} unchanged; {} {}{}",
         super::plural(report.pushed, "session", "sessions"),
         super::plural(report.messages, "message", "messages"),
         team.origin(),
         report.unchanged,
         report.retracted,
+        if dry_run { "to retract" } else { "retracted" },
         if dry_run {
             " (dry run: nothing changed)"
         } else {
@@ -143,8 +218,9 @@ fn push(
     Ok(ExitStatus::Success)
 }
 
-fn pull(app: &App, settings: &Settings, no_embed: bool, as_json: bool) -> Result<ExitStatus> {
+fn pull(app: &App, settings: &mut Settings, no_embed: bool, as_json: bool) -> Result<ExitStatus> {
     let started = Instant::now();
+    settings.machine_id = Some(machine_id(app)?);
     let mut team = deja_team::connect(settings)?;
     let redactor = Redactor::from_config(&app.config.config.redact)?;
     deja_store::create_private_dir(&app.paths.data_dir)?;
@@ -184,6 +260,21 @@ fn pull(app: &App, settings: &Settings, no_embed: bool, as_json: bool) -> Result
             "pulled sessions are searchable by words only until they are embedded: {e}"
         ));
     }
+    if let Some(name) = &report.name_collision {
+        output::warn(&format!(
+            "another machine pushes under this machine's `team.name` ({name}): its sessions were pulled as that machine's, and this machine cannot push under the name"
+        ));
+        output::hint("give each machine its own `team.name` (user@machine)");
+    }
+    for s in &report.skipped {
+        output::warn(&format!(
+            "skipped {} session {} from {}: {}",
+            quoted(&s.key.harness),
+            quoted(&s.key.id),
+            quoted(&s.key.origin),
+            s.reason
+        ));
+    }
     if as_json {
         output::print_json(&json::team::Pull {
             added: report.added,
@@ -192,10 +283,21 @@ fn pull(app: &App, settings: &Settings, no_embed: bool, as_json: bool) -> Result
             forgotten_here: report.forgotten_here,
             kept_local: report.kept_local,
             messages: report.messages,
+            name_collision: report.name_collision.as_deref(),
             origin: team.origin(),
             removed: report.removed,
             seconds: started.elapsed().as_secs_f64(),
             server: &server,
+            skipped: report
+                .skipped
+                .iter()
+                .map(|s| json::team::Skipped {
+                    harness: &s.key.harness,
+                    origin: &s.key.origin,
+                    reason: &s.reason,
+                    session_id: &s.key.id,
+                })
+                .collect(),
             unchanged: report.unchanged,
             updated: report.updated,
         })?;
@@ -226,6 +328,9 @@ fn pull(app: &App, settings: &Settings, no_embed: bool, as_json: bool) -> Result
             report.kept_local
         ));
     }
+    if !report.skipped.is_empty() {
+        line.push_str(&format!("; {} skipped", report.skipped.len()));
+    }
     if no_embed && report.messages > 0 {
         line.push_str("; run `deja index` to embed them");
     }
@@ -235,10 +340,18 @@ fn pull(app: &App, settings: &Settings, no_embed: bool, as_json: bool) -> Result
 
 fn status(app: &App, settings: &Settings, as_json: bool) -> Result<ExitStatus> {
     let mut team = deja_team::connect(settings)?;
-    let store = super::open_read(app)?;
-    let st = deja_team::status(&mut team, &store)?;
+    // A fresh home (nothing indexed or pulled yet) is an empty store here.
+    let store = if app.paths.database().exists() {
+        Some(super::open_read(app)?)
+    } else {
+        None
+    };
+    let st = deja_team::status(&mut team, store.as_ref())?;
     if as_json {
         output::print_json(&json::team::Status {
+            local_store: store.is_some(),
+            missing: st.missing,
+            name_taken: st.name_taken,
             origin: &st.origin,
             pulled: st.pulled,
             publishers: st
@@ -265,17 +378,35 @@ fn status(app: &App, settings: &Settings, as_json: bool) -> Result<ExitStatus> {
         return Ok(ExitStatus::Success);
     }
     println!(
-        "team store  {} (schema version {})",
+        "team store    {} (schema version {})",
         st.server, st.schema_version
     );
-    println!("this machine  {}", st.origin);
+    if st.name_taken {
+        println!(
+            "this machine  {} (another machine pushes under this name: pushes are refused; set `team.name`)",
+            st.origin
+        );
+    } else {
+        println!("this machine  {}", st.origin);
+    }
+    if store.is_none() {
+        println!("local store   none yet (nothing indexed or pulled here): counted as empty");
+    }
     if st.share.is_empty() {
         println!("shares        nothing (`team.share` is empty)");
     } else {
         println!("shares        {}", st.share.join(", "));
     }
+    let missing = if st.missing > 0 {
+        format!(
+            "; {} published but not in this store (kept; `deja team push --retract-missing` retracts them)",
+            st.missing
+        )
+    } else {
+        String::new()
+    };
     println!(
-        "push          {} shared here; {} to push, {} to retract",
+        "push          {} shared here; {} to push, {} to retract{missing}",
         super::plural(st.shared, "session", "sessions"),
         st.to_push,
         st.to_retract
@@ -291,7 +422,7 @@ fn status(app: &App, settings: &Settings, as_json: bool) -> Result<ExitStatus> {
     } else {
         println!("publishers");
         for p in &st.publishers {
-            let me = if p.origin == st.origin {
+            let me = if p.origin == st.origin && !st.name_taken {
                 " (this machine)"
             } else {
                 ""

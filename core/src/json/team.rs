@@ -9,20 +9,52 @@ pub struct Push<'a> {
     pub dry_run: bool,
     /// Messages of the sessions sent.
     pub messages: usize,
+    /// Published sessions of this origin that this store has no trace of,
+    /// left published (`--retract-missing` retracts them).
+    pub missing: usize,
     /// This machine's name in the team store.
     pub origin: &'a str,
     /// Sessions sent (new or changed).
     pub pushed: usize,
-    /// Sessions retracted (forgotten here or no longer shared).
+    /// Sessions retracted (forgotten here or no longer shared, or missing
+    /// with `--retract-missing`).
     pub retracted: usize,
+    /// The sessions retracted (with `--dry-run`: that would be), and why.
+    pub retractions: Vec<Retraction<'a>>,
     /// How long it took.
     pub seconds: f64,
     /// The team store, without password.
     pub server: &'a str,
     /// Sessions of the shared projects here.
     pub shared: usize,
+    /// Whether this push took `team.name` over from another machine.
+    pub took_over: bool,
     /// Sessions the team store already had as they are.
     pub unchanged: usize,
+}
+
+/// One retracted session.
+#[derive(Debug, Clone, Serialize)]
+pub struct Retraction<'a> {
+    /// Its harness.
+    pub harness: &'a str,
+    /// Its deja id.
+    pub session_id: &'a str,
+    /// `forgotten`, `unshared` or `missing`.
+    pub why: &'a str,
+}
+
+/// A published session a pull left out.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped<'a> {
+    /// Its harness, as the team store gives it.
+    pub harness: &'a str,
+    /// Its publisher.
+    pub origin: &'a str,
+    /// Why it was left out.
+    pub reason: &'a str,
+    /// Its deja id.
+    pub session_id: &'a str,
 }
 
 /// What `deja team pull` did.
@@ -40,6 +72,8 @@ pub struct Pull<'a> {
     pub kept_local: usize,
     /// Messages fetched.
     pub messages: usize,
+    /// This machine's `team.name`, where another machine pushes under it.
+    pub name_collision: Option<&'a str>,
     /// This machine's name in the team store.
     pub origin: &'a str,
     /// Sessions removed (retracted by their publisher).
@@ -48,6 +82,9 @@ pub struct Pull<'a> {
     pub seconds: f64,
     /// The team store, without password.
     pub server: &'a str,
+    /// Sessions left out: over the bounds, or failing the checks on names,
+    /// ids and content hash.
+    pub skipped: Vec<Skipped<'a>>,
     /// Sessions already here as the team store has them.
     pub unchanged: usize,
     /// Sessions whose content changed.
@@ -57,6 +94,12 @@ pub struct Pull<'a> {
 /// `deja team status`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Status<'a> {
+    /// Whether this home has a local store yet (without one it counts as empty).
+    pub local_store: bool,
+    /// Published sessions of this origin this store has no trace of.
+    pub missing: usize,
+    /// Whether another machine pushes under this machine's `team.name`.
+    pub name_taken: bool,
     /// This machine's name in the team store.
     pub origin: &'a str,
     /// Sessions pulled into this store.
@@ -108,12 +151,19 @@ mod tests {
         let push = Push {
             dry_run: false,
             messages: 0,
+            missing: 0,
             origin: "a@b",
             pushed: 0,
             retracted: 0,
+            retractions: vec![Retraction {
+                harness: "aider",
+                session_id: "x",
+                why: "forgotten",
+            }],
             seconds: 0.0,
             server: "s",
             shared: 0,
+            took_over: false,
             unchanged: 0,
         };
         assert_eq!(
@@ -121,15 +171,19 @@ mod tests {
             [
                 "dry_run",
                 "messages",
+                "missing",
                 "origin",
                 "pushed",
                 "retracted",
+                "retractions",
                 "seconds",
                 "server",
                 "shared",
+                "took_over",
                 "unchanged"
             ]
         );
+        assert_eq!(keys(&push.retractions[0]), ["harness", "session_id", "why"]);
         let pull = Pull {
             added: 0,
             embedding_error: None,
@@ -137,10 +191,17 @@ mod tests {
             forgotten_here: 0,
             kept_local: 0,
             messages: 0,
+            name_collision: None,
             origin: "a@b",
             removed: 0,
             seconds: 0.0,
             server: "s",
+            skipped: vec![Skipped {
+                harness: "aider",
+                origin: "a@b",
+                reason: "r",
+                session_id: "x",
+            }],
             unchanged: 0,
             updated: 0,
         };
@@ -153,15 +214,24 @@ mod tests {
                 "forgotten_here",
                 "kept_local",
                 "messages",
+                "name_collision",
                 "origin",
                 "removed",
                 "seconds",
                 "server",
+                "skipped",
                 "unchanged",
                 "updated"
             ]
         );
+        assert_eq!(
+            keys(&pull.skipped[0]),
+            ["harness", "origin", "reason", "session_id"]
+        );
         let status = Status {
+            local_store: true,
+            missing: 0,
+            name_taken: false,
             origin: "a@b",
             pulled: 0,
             publishers: vec![Publisher {
@@ -184,6 +254,9 @@ mod tests {
         assert_eq!(
             keys(&status),
             [
+                "local_store",
+                "missing",
+                "name_taken",
                 "origin",
                 "pulled",
                 "publishers",

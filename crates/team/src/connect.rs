@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
-use postgres::config::{Host, SslMode};
+use postgres::config::{ChannelBinding, Host, SslMode};
 use postgres::Client;
 
 use crate::error::describe;
+use crate::pull::PullLimits;
 use crate::{Result, TeamError};
 use deja_config::{Loaded, Source, Tls};
 
@@ -22,11 +23,18 @@ pub const PASSWORD_ENV: &str = "DEJA_TEAM_PASSWORD";
 pub struct Settings {
     config: postgres::Config,
     tls: Tls,
+    unix_socket: bool,
     ca_file: Option<PathBuf>,
     /// This machine's name in the team store (`user@machine`).
     pub origin: String,
     /// The projects whose sessions this machine publishes.
     pub share: Vec<String>,
+    /// This machine's id ([`crate::machine`]), where the caller has read or
+    /// made it: a push needs it, a pull and status use it to know their own
+    /// origin.
+    pub machine_id: Option<String>,
+    /// The bounds on each pulled session.
+    pub limits: PullLimits,
 }
 
 impl Settings {
@@ -77,10 +85,42 @@ impl Settings {
             }
             config.user(&user);
         }
-        config.ssl_mode(match team.tls {
+        // TLS from the host unless set: a Unix socket carries none (and
+        // never crosses a network), a TCP host gets it always.
+        let unix_socket = config.get_hostaddrs().is_empty()
+            && !config.get_hosts().is_empty()
+            && config
+                .get_hosts()
+                .iter()
+                .all(|h| !matches!(h, Host::Tcp(_)));
+        let tls = match team.tls {
+            Tls::Auto if unix_socket => Tls::Disable,
+            Tls::Auto => Tls::Require,
+            explicit => explicit,
+        };
+        if !unix_socket && tls == Tls::Disable && !team.allow_insecure_auth {
+            return Err(TeamError::Config(format!(
+                "`team.tls = \"disable\"` ({}) would send the password to a TCP host without TLS, where anyone on the network can read or relay it\nhint: set `team.tls = \"auto\"` (TLS for a TCP host; the server needs `ssl = on`), or, on a network you trust, `team.allow_insecure_auth = true`",
+                loaded
+                    .sources
+                    .get("team.tls")
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|| loaded.path.display().to_string())
+            )));
+        }
+        config.ssl_mode(match tls {
             Tls::Disable => SslMode::Disable,
             Tls::Prefer => SslMode::Prefer,
-            Tls::Require => SslMode::Require,
+            Tls::Require | Tls::Auto => SslMode::Require,
+        });
+        // Over TCP the password goes only through SCRAM bound to the TLS
+        // channel (SCRAM-SHA-256-PLUS): a server, or someone in the middle,
+        // that asks for a cleartext or MD5 password, or declines TLS under
+        // `prefer`, gets nothing.
+        config.channel_binding(if unix_socket || team.allow_insecure_auth {
+            ChannelBinding::Prefer
+        } else {
+            ChannelBinding::Require
         });
         config.connect_timeout(Duration::from_secs(team.connect_timeout_secs));
         config.application_name("deja");
@@ -104,11 +144,28 @@ impl Settings {
             .collect();
         Ok(Settings {
             config,
-            tls: team.tls,
+            tls,
+            unix_socket,
             ca_file,
             origin,
             share,
+            machine_id: None,
+            limits: PullLimits {
+                max_messages: team.pull_max_messages,
+                max_message_bytes: team.pull_max_message_bytes,
+                max_session_bytes: team.pull_max_session_bytes,
+            },
         })
+    }
+
+    /// The TLS mode in use (`auto` resolved from the host).
+    pub fn tls(&self) -> Tls {
+        self.tls
+    }
+
+    /// Whether the server is reached through a Unix socket.
+    pub fn is_unix_socket(&self) -> bool {
+        self.unix_socket
     }
 
     /// The server as `user@host:port/database`, never with the password.
@@ -184,6 +241,7 @@ pub fn connect(settings: &Settings) -> Result<Team> {
     let connector = settings.connector()?;
     let mut client = settings.config.connect(connector).map_err(|e| {
         let (cause, hint) = describe(&e);
+        let hint = connect_hint(settings, &cause).unwrap_or(hint);
         TeamError::Connect {
             server: settings.server(),
             cause,
@@ -210,6 +268,33 @@ pub fn connect(settings: &Settings) -> Result<Team> {
         settings: settings.clone(),
         schema_version,
     })
+}
+
+/// A hint for a connection failure that the TLS and authentication settings
+/// explain, where one does.
+fn connect_hint(settings: &Settings, cause: &str) -> Option<String> {
+    if cause.contains("server does not support TLS") {
+        return Some(if settings.unix_socket {
+            format!("\nhint: a Unix socket carries no TLS, and `team.tls` is \"{}\": set `team.tls = \"auto\"` (the default: no TLS on a socket, TLS over TCP)", settings.tls.as_str())
+        } else {
+            "\nhint: the server offers no TLS: turn on `ssl` in its postgresql.conf (with `hostssl` lines in pg_hba.conf); on a network you trust, `team.tls = \"disable\"` with `team.allow_insecure_auth = true` does without".to_string()
+        });
+    }
+    if cause.contains("did not use channel binding") {
+        return Some("\nhint: the server did not authenticate with SCRAM-SHA-256-PLUS over TLS (it asked for a cleartext or MD5 password, asked for none, or offered no TLS), so no password was sent; use `scram-sha-256` on `hostssl` lines in pg_hba.conf (and `password_encryption = scram-sha-256`), or set `team.allow_insecure_auth = true` to accept the risk".to_string());
+    }
+    let lower = cause.to_lowercase();
+    if lower.contains("certificate") || lower.contains("hostname mismatch") {
+        return Some(format!(
+            "\nhint: the server's certificate is not trusted for this host name: check the host in `team.url` against the certificate's names{}",
+            if settings.ca_file.is_none() {
+                ", and name the authority that signed it in `team.ca_file`"
+            } else {
+                ", and that `team.ca_file` is the authority that signed it"
+            }
+        ));
+    }
+    None
 }
 
 fn source_name(loaded: &Loaded) -> String {

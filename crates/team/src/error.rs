@@ -50,6 +50,21 @@ pub enum TeamError {
         /// A `\nhint: ...` line, or nothing.
         hint: String,
     },
+    /// Another machine pushes under this machine's `team.name`.
+    #[error("`team.name` is {origin}, and another machine pushes under that name in the team store {server} (its last push: {last_push}); this push changed nothing\nhint: give this machine a name of its own (`team.name`, e.g. {suggestion}); if this is that machine with a new data folder (reinstalled, or its folder wiped), take the name over with `deja team push --take-over-name`")]
+    NameTaken {
+        /// The origin.
+        origin: String,
+        /// `user@host:port/db`.
+        server: String,
+        /// When the other machine last pushed, RFC 3339.
+        last_push: String,
+        /// A name to suggest.
+        suggestion: String,
+    },
+    /// A push needs this machine's id, which the caller did not give.
+    #[error("this machine has no team machine id\nhint: this is a bug in the caller of deja-team: read or make it with deja_team::machine::load_or_create")]
+    NoMachineId,
     /// Pushing would publish unredacted text.
     #[error("redaction is off ([redact] enabled = false): pushing would publish secrets that redaction would have replaced\nhint: turn redaction on and run `deja index`, or push anyway with `deja team push --force`")]
     Unredacted,

@@ -5,22 +5,29 @@
 //! never where recall runs. [`connect`] opens the team store (checking and
 //! migrating its schema), [`push`] publishes this machine's shared sessions
 //! (only what changed, by content hash; tombstones for what it forgot or no
-//! longer shares), [`pull`] brings the others' into a local store, and
-//! [`status`] compares both sides without changing either.
+//! longer shares, never for what it merely lacks), [`pull`] brings the
+//! others' into a local store (bounded and checked), [`status`] compares
+//! both sides without changing either, and [`machine`] keeps the id that
+//! tells this machine from another using the same name.
+//!
+//! The `scratch` feature adds module `scratch`, a throwaway PostgreSQL
+//! server for tests and the benchmark; the shipped binary is built without.
 
 pub mod connect;
 pub mod content;
 pub mod error;
+pub mod machine;
 pub mod pull;
 pub mod push;
 pub mod schema;
+#[cfg(feature = "scratch")]
 pub mod scratch;
 pub mod status;
 
 pub use connect::{connect, Settings, Team};
 pub use error::TeamError;
-pub use pull::{pull, PullReport};
-pub use push::{push, PushOptions, PushReport};
+pub use pull::{pull, PullLimits, PullReport, Skipped};
+pub use push::{push, PushOptions, PushReport, Why};
 pub use status::{status, Status};
 
 /// A result with [`TeamError`].

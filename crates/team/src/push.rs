@@ -3,12 +3,18 @@
 //! this machine are sent, each replaced whole (upsert of the session row,
 //! its messages and records rewritten) in transactions of a bounded size,
 //! in key order, so that a push cut short by a crash or a dropped
-//! connection is finished by the next one without duplicates. Sessions this
-//! machine published and has since forgotten or stopped sharing are
-//! retracted: their rows lose their content and keep a tombstone.
+//! connection is finished by the next one without duplicates.
+//!
+//! A push retracts only what this store has evidence for: a session it
+//! forgot (a tombstone here) or one still here that is no longer shared.
+//! A published session this store has no trace of (a new data folder, a
+//! `share` entry changed) stays published unless the caller asks for it
+//! to go ([`PushOptions::retract_missing`]). Before anything changes, the
+//! push claims its origin for this machine's id ([`crate::machine`]): an
+//! origin another machine pushes under is refused unless taken over.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use deja_model::Session;
 use deja_store::{Origin, SessionFilter, SessionRow, Store};
@@ -29,6 +35,33 @@ pub struct PushOptions {
     pub force: bool,
     /// Say what would be pushed, changing nothing.
     pub dry_run: bool,
+    /// Retract as well the published sessions this store has no trace of.
+    pub retract_missing: bool,
+    /// Push under `team.name` even though another machine pushes under it,
+    /// making this machine its publisher.
+    pub take_over_name: bool,
+}
+
+/// Why a published session is retracted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// Forgotten here (`deja forget`: a tombstone in this store).
+    Forgotten,
+    /// Still here, in a project no longer shared.
+    Unshared,
+    /// Not in this store at all (retracted only when asked to).
+    Missing,
+}
+
+impl Why {
+    /// A word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Why::Forgotten => "forgotten",
+            Why::Unshared => "unshared",
+            Why::Missing => "missing",
+        }
+    }
 }
 
 /// What a push did (or, dry, would do).
@@ -42,8 +75,16 @@ pub struct PushReport {
     pub messages: usize,
     /// Sessions the team store already had as they are.
     pub unchanged: usize,
-    /// Sessions retracted (forgotten or no longer shared here).
+    /// Sessions retracted (forgotten or no longer shared here, or missing
+    /// with [`PushOptions::retract_missing`]).
     pub retracted: usize,
+    /// The sessions retracted (or, dry, that would be), and why.
+    pub retractions: Vec<(Key, Why)>,
+    /// Published sessions of this origin this store has no trace of, left
+    /// published (without [`PushOptions::retract_missing`]).
+    pub missing: Vec<Key>,
+    /// Whether this push took the name over from another machine.
+    pub took_over: bool,
 }
 
 /// What this machine's side of the team store needs.
@@ -52,8 +93,10 @@ pub(crate) struct Plan {
     pub shared: Vec<(Session, String)>,
     /// Indexes into `shared` of the sessions to send.
     pub to_push: Vec<usize>,
-    /// Published sessions to retract.
-    pub to_retract: Vec<Key>,
+    /// Published sessions to retract, and why.
+    pub to_retract: Vec<(Key, Why)>,
+    /// Published sessions this store has no trace of, kept.
+    pub missing: Vec<Key>,
 }
 
 /// The sessions of `store` in the projects `share` names (this machine's
@@ -73,16 +116,24 @@ pub(crate) fn shared_rows(store: &Store, share: &[String]) -> Result<Vec<Session
     Ok(rows.into_values().collect())
 }
 
-/// Compares the shared sessions of `store` with what the team store holds
-/// for this machine.
-pub(crate) fn plan(team: &mut Team, store: &Store) -> Result<Plan> {
+/// Compares the shared sessions of `store` (none without a store) with what
+/// the team store holds for this machine. Published sessions missing here
+/// are retracted only with `retract_missing`.
+pub(crate) fn plan(team: &mut Team, store: Option<&Store>, retract_missing: bool) -> Result<Plan> {
     let origin = team.settings.origin.clone();
-    let rows = shared_rows(store, &team.settings.share)?;
+    let rows = match store {
+        Some(store) => shared_rows(store, &team.settings.share)?,
+        None => Vec::new(),
+    };
     let mut shared = Vec::with_capacity(rows.len());
-    for r in &rows {
-        let s = store.load_session(r)?;
-        let h = content::hash(&s);
-        shared.push((s, h));
+    if let Some(store) = store {
+        for r in &rows {
+            // Hashed as PostgreSQL will hold it, so that a pull reading it
+            // back computes the same hash.
+            let s = content::for_postgres(store.load_session(r)?);
+            let h = content::hash(&s);
+            shared.push((s, h));
+        }
     }
     shared.sort_by(|a, b| (&a.0.harness, &a.0.id).cmp(&(&b.0.harness, &b.0.id)));
     let remote: HashMap<(String, String), (String, bool)> = team
@@ -106,32 +157,123 @@ pub(crate) fn plan(team: &mut Team, store: &Store) -> Result<Plan> {
         })
         .map(|(i, _)| i)
         .collect();
-    let here: std::collections::HashSet<(&str, &str)> = shared
+    let here: HashSet<(&str, &str)> = shared
         .iter()
         .map(|(s, _)| (s.harness.as_str(), s.id.as_str()))
         .collect();
-    let mut to_retract: Vec<Key> = remote
+    let forgotten: HashSet<(String, String)> = match store {
+        Some(store) => store
+            .tombstones()?
+            .into_iter()
+            .map(|t| (t.harness, t.id))
+            .collect(),
+        None => HashSet::new(),
+    };
+    let mut to_retract = Vec::new();
+    let mut missing = Vec::new();
+    let mut gone: Vec<&(String, String)> = remote
         .iter()
         .filter(|((h, id), (_, forgotten))| {
             !forgotten && !here.contains(&(h.as_str(), id.as_str()))
         })
-        .map(|((h, id), _)| Key {
+        .map(|(k, _)| k)
+        .collect();
+    gone.sort();
+    for (h, id) in gone {
+        let key = Key {
             origin: origin.clone(),
             harness: h.clone(),
             id: id.clone(),
-        })
-        .collect();
-    to_retract.sort();
+        };
+        let why = if forgotten.contains(&(h.clone(), id.clone())) {
+            Why::Forgotten
+        } else {
+            let own = match store {
+                Some(store) => store
+                    .session_row(h, id)?
+                    .is_some_and(|r| r.origin.is_none()),
+                None => false,
+            };
+            if own {
+                Why::Unshared
+            } else {
+                Why::Missing
+            }
+        };
+        if why == Why::Missing && !retract_missing {
+            missing.push(key);
+        } else {
+            to_retract.push((key, why));
+        }
+    }
     Ok(Plan {
         shared,
         to_push,
         to_retract,
+        missing,
     })
 }
 
+/// Who holds an origin in the team store: the machine id that last pushed
+/// under it and when (ms).
+pub(crate) fn holder(team: &mut Team, origin: &str) -> Result<Option<(String, i64)>> {
+    let row = team
+        .client
+        .query_opt(
+            "SELECT machine_id, pushed_at FROM deja.publishers WHERE origin = $1",
+            &[&origin],
+        )
+        .map_err(|e| team.fail(e))?;
+    Ok(row.map(|r| (r.get(0), r.get(1))))
+}
+
+/// The refusal of a push under a name another machine holds.
+fn name_taken(team: &Team, pushed_at: i64) -> TeamError {
+    let origin = team.settings.origin.clone();
+    TeamError::NameTaken {
+        suggestion: format!("{origin}-2"),
+        server: team.server(),
+        last_push: chrono::DateTime::from_timestamp_millis(pushed_at)
+            .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+            .unwrap_or_else(|| pushed_at.to_string()),
+        origin,
+    }
+}
+
+/// Makes this machine the publisher of its origin (taking it over from
+/// another only with `take_over`); refused, changing nothing, when another
+/// machine holds it. Returns whether it was taken over.
+fn claim(team: &mut Team, machine_id: &str, take_over: bool) -> Result<bool> {
+    let origin = team.settings.origin.clone();
+    let now = chrono::Utc::now().timestamp_millis();
+    let before = holder(team, &origin)?;
+    let changed = team
+        .client
+        .execute(
+            "INSERT INTO deja.publishers (origin, machine_id, claimed_at, pushed_at)
+             VALUES ($1, $2, $3, $3)
+             ON CONFLICT (origin) DO UPDATE SET
+                 claimed_at = CASE WHEN deja.publishers.machine_id = excluded.machine_id
+                     THEN deja.publishers.claimed_at ELSE excluded.claimed_at END,
+                 machine_id = excluded.machine_id, pushed_at = excluded.pushed_at
+             WHERE deja.publishers.machine_id = excluded.machine_id OR $4",
+            &[&origin, &machine_id, &now, &take_over],
+        )
+        .map_err(|e| team.fail(e))?;
+    if changed == 0 {
+        // Another machine claimed it since it was read.
+        let at = holder(team, &origin)?.map(|(_, at)| at).unwrap_or(now);
+        return Err(name_taken(team, at));
+    }
+    Ok(before.is_some_and(|(id, _)| id != machine_id))
+}
+
 /// Publishes the shared sessions of `store` that the team store lacks or
-/// holds in another version, and retracts those this machine no longer
-/// shares. `progress` hears (sessions done, sessions to send).
+/// holds in another version, and retracts those this machine forgot or no
+/// longer shares (and, with [`PushOptions::retract_missing`], those it has
+/// no trace of). Refused before anything changes when another machine
+/// pushes under this origin (unless [`PushOptions::take_over_name`]).
+/// `progress` hears (sessions done, sessions to send).
 pub fn push(
     team: &mut Team,
     store: &Store,
@@ -141,8 +283,24 @@ pub fn push(
     if !options.redaction_on && !options.force {
         return Err(TeamError::Unredacted);
     }
-    let plan = plan(team, store)?;
-    let report = PushReport {
+    let machine_id = team
+        .settings
+        .machine_id
+        .clone()
+        .ok_or(TeamError::NoMachineId)?;
+    let origin = team.settings.origin.clone();
+    let held = holder(team, &origin)?;
+    let taking_over = match &held {
+        Some((id, at)) if *id != machine_id => {
+            if !options.take_over_name {
+                return Err(name_taken(team, *at));
+            }
+            true
+        }
+        _ => false,
+    };
+    let plan = plan(team, Some(store), options.retract_missing)?;
+    let mut report = PushReport {
         shared: plan.shared.len(),
         pushed: plan.to_push.len(),
         messages: plan
@@ -153,10 +311,14 @@ pub fn push(
             .sum(),
         unchanged: plan.shared.len() - plan.to_push.len(),
         retracted: plan.to_retract.len(),
+        retractions: plan.to_retract.clone(),
+        missing: plan.missing.clone(),
+        took_over: taking_over,
     };
     if options.dry_run {
         return Ok(report);
     }
+    report.took_over = claim(team, &machine_id, options.take_over_name)?;
     let total = plan.to_push.len();
     progress(0, total);
     let mut done = 0;
@@ -182,7 +344,8 @@ pub fn push(
         progress(done, total);
     }
     if !plan.to_retract.is_empty() {
-        retract(team, &plan.to_retract)?;
+        let keys: Vec<Key> = plan.to_retract.iter().map(|(k, _)| k.clone()).collect();
+        retract(team, &keys)?;
     }
     Ok(report)
 }

@@ -72,6 +72,17 @@ CREATE TABLE deja.commands (
 );
 INSERT INTO deja.meta (key, value) VALUES ('schema_version', '0');
 "#,
+    // 2: who publishes under each origin: the machine id of the machine that
+    //    pushed under it last, so that two machines sharing one `team.name`
+    //    are told apart before either retracts the other's sessions.
+    r#"
+CREATE TABLE deja.publishers (
+    origin     text   PRIMARY KEY,
+    machine_id text   NOT NULL,
+    claimed_at bigint NOT NULL,
+    pushed_at  bigint NOT NULL
+);
+"#,
 ];
 
 /// The schema version this deja writes.

@@ -269,6 +269,13 @@ impl ScratchServer {
     /// and accepting TCP connections with TLS only (`hostssl`). Returns the
     /// authority's certificate (PEM).
     pub fn enable_tls(&self) -> io::Result<PathBuf> {
+        self.enable_tls_for("DNS:localhost,IP:127.0.0.1")
+    }
+
+    /// [`ScratchServer::enable_tls`] with a server certificate for the
+    /// names `subject_alt_names` (openssl's form: `DNS:a,IP:1.2.3.4`), for
+    /// testing a certificate that does not name the host.
+    pub fn enable_tls_for(&self, subject_alt_names: &str) -> io::Result<PathBuf> {
         let dir = self.root.join("tls");
         std::fs::create_dir_all(&dir)?;
         let openssl = |args: &[&str]| -> io::Result<()> {
@@ -311,7 +318,7 @@ impl ScratchServer {
         ])?;
         std::fs::write(
             dir.join("ext"),
-            "subjectAltName=DNS:localhost,IP:127.0.0.1\n",
+            format!("subjectAltName={subject_alt_names}\n"),
         )?;
         openssl(&[
             "x509",
@@ -366,6 +373,41 @@ impl ScratchServer {
         std::fs::write(data.join("pg_hba.conf"), hba)?;
         self.restart()?;
         Ok(dir.join("ca.crt"))
+    }
+
+    /// Turns on TCP without TLS: the server listens on 127.0.0.1 at
+    /// [`ScratchServer::port`] and offers no TLS at all.
+    pub fn enable_tcp(&self) -> io::Result<()> {
+        let data = self.root.join("data");
+        let mut conf = std::fs::read_to_string(data.join("postgresql.conf"))?;
+        conf.push_str("ssl = off\nlisten_addresses = '127.0.0.1'\n");
+        std::fs::write(data.join("postgresql.conf"), conf)?;
+        self.restart()
+    }
+
+    /// Sets the authentication method of every TCP line of pg_hba.conf
+    /// (`host` and `hostssl`), e.g. `password` (cleartext) or `md5`, and
+    /// reloads the configuration.
+    pub fn set_tcp_auth(&self, method: &str) -> io::Result<()> {
+        let data = self.root.join("data");
+        let hba = std::fs::read_to_string(data.join("pg_hba.conf"))?;
+        let hba: String = hba
+            .lines()
+            .map(|l| {
+                let fields: Vec<&str> = l.split_whitespace().collect();
+                match fields.as_slice() {
+                    [kind @ ("host" | "hostssl"), db, user, address, _method, ..] => {
+                        format!("{kind} {db} {user} {address} {method}\n")
+                    }
+                    _ => format!("{l}\n"),
+                }
+            })
+            .collect();
+        std::fs::write(data.join("pg_hba.conf"), hba)?;
+        self.pg_ctl(&["reload"])?;
+        // The postmaster rereads the file when the signal arrives.
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        Ok(())
     }
 
     /// A `postgres://` URL for `user` and `database` over TCP to `localhost`

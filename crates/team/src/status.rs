@@ -1,6 +1,8 @@
-//! `deja team status`: both sides compared, nothing changed: what this
-//! machine shares and has pushed, what waits to be pushed or retracted, who
-//! published what, and what waits to be pulled or removed here.
+//! `deja team status`: both sides compared, nothing changed (beyond the
+//! schema migration every connection makes): what this machine shares and
+//! has pushed, what waits to be pushed or retracted, who published what,
+//! and what waits to be pulled or removed here. It works without a local
+//! store (a fresh home) as if the store were empty.
 
 use deja_store::Store;
 
@@ -38,6 +40,12 @@ pub struct Status {
     pub to_push: usize,
     /// Published sessions to retract at the next push.
     pub to_retract: usize,
+    /// Published sessions of this origin this store has no trace of (kept
+    /// at a push unless `--retract-missing`).
+    pub missing: usize,
+    /// Whether another machine pushes under this machine's `team.name` (a
+    /// push is refused until one of them changes it).
+    pub name_taken: bool,
     /// Sessions pulled into this store.
     pub pulled: usize,
     /// Published sessions the next pull fetches.
@@ -48,9 +56,9 @@ pub struct Status {
     pub publishers: Vec<Publisher>,
 }
 
-/// Compares `store` with the team store.
-pub fn status(team: &mut Team, store: &Store) -> Result<Status> {
-    let mine = push::plan(team, store)?;
+/// Compares `store` (none: an empty one) with the team store.
+pub fn status(team: &mut Team, store: Option<&Store>) -> Result<Status> {
+    let mine = push::plan(team, store, false)?;
     let theirs = pull::plan(team, store)?;
     let publishers = team
         .client
@@ -81,7 +89,12 @@ pub fn status(team: &mut Team, store: &Store) -> Result<Status> {
         shared: mine.shared.len(),
         to_push: mine.to_push.len(),
         to_retract: mine.to_retract.len(),
-        pulled: store.pulled()?.len(),
+        missing: mine.missing.len(),
+        name_taken: theirs.name_collision.is_some(),
+        pulled: match store {
+            Some(store) => store.pulled()?.len(),
+            None => 0,
+        },
         to_pull: theirs.to_fetch.len(),
         to_remove: theirs.to_remove.len(),
         publishers,

@@ -22,7 +22,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
                     enabled: r.harness.as_deref().map(|h| app.harness_enabled(h)),
                     harness: r.harness.as_deref(),
                     name: r.name.as_deref(),
-                    origin: r.origin.as_str(),
+                    origin: r.folder.as_str(),
                     path: r.path.to_string_lossy(),
                     reason: r.status.reason(),
                     status: r.status.label(),
@@ -61,7 +61,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
             r.harness.as_deref().unwrap_or("?"),
             status
         );
-        println!("           {} ({})", r.path.display(), r.origin.as_str());
+        println!("           {} ({})", r.path.display(), r.folder.as_str());
         if let Some(reason) = r.status.reason() {
             println!("           {reason}");
         }

@@ -13,7 +13,7 @@ pub const PLUGIN_PREFIX: &str = "deja_plugin_";
 
 /// Where a candidate was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
+pub enum PluginFolder {
     /// Listed in the config's `plugins.paths`.
     Config,
     /// The user's plugin folder (`<data dir>/plugins`).
@@ -23,13 +23,13 @@ pub enum Origin {
     Bundled,
 }
 
-impl Origin {
+impl PluginFolder {
     /// A short label for listings.
     pub fn as_str(&self) -> &'static str {
         match self {
-            Origin::Config => "config",
-            Origin::UserDir => "user",
-            Origin::Bundled => "bundled",
+            PluginFolder::Config => "config",
+            PluginFolder::UserDir => "user",
+            PluginFolder::Bundled => "bundled",
         }
     }
 }
@@ -40,7 +40,7 @@ pub struct Candidate {
     /// The library file.
     pub path: PathBuf,
     /// Where it was found.
-    pub origin: Origin,
+    pub folder: PluginFolder,
 }
 
 /// Whether `name` looks like a deja plugin library on this platform.
@@ -103,22 +103,22 @@ pub fn find(config_paths: &[PathBuf], user_dir: &Path, exe_dir: Option<&Path>) -
     let mut out = Vec::new();
     for p in config_paths {
         if p.is_dir() {
-            scan_dir(p, Origin::Config, &mut out);
+            scan_dir(p, PluginFolder::Config, &mut out);
         } else {
             // Listed explicitly: try it whatever its name, and report if missing.
             out.push(Candidate {
                 path: p.clone(),
-                origin: Origin::Config,
+                folder: PluginFolder::Config,
             });
         }
     }
-    scan_dir(user_dir, Origin::UserDir, &mut out);
+    scan_dir(user_dir, PluginFolder::UserDir, &mut out);
     if let Some(dir) = exe_dir {
         if is_cargo_build_dir(dir) {
-            scan_dir(dir, Origin::Bundled, &mut out);
+            scan_dir(dir, PluginFolder::Bundled, &mut out);
         }
         if let Some(installed) = installed_plugin_dir(dir) {
-            scan_dir(&installed, Origin::Bundled, &mut out);
+            scan_dir(&installed, PluginFolder::Bundled, &mut out);
         }
     }
     // The same file reached twice (e.g. the user dir is the exe dir) counts once.
@@ -127,7 +127,7 @@ pub fn find(config_paths: &[PathBuf], user_dir: &Path, exe_dir: Option<&Path>) -
     out
 }
 
-fn scan_dir(dir: &Path, origin: Origin, out: &mut Vec<Candidate>) {
+fn scan_dir(dir: &Path, folder: PluginFolder, out: &mut Vec<Candidate>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -143,7 +143,7 @@ fn scan_dir(dir: &Path, origin: Origin, out: &mut Vec<Candidate>) {
     found.sort();
     out.extend(found.into_iter().map(|path| Candidate {
         path,
-        origin: origin.clone(),
+        folder: folder.clone(),
     }));
 }
 
@@ -173,10 +173,10 @@ mod tests {
         )
     }
 
-    fn found(user: &Path, exe_dir: &Path) -> Vec<(PathBuf, Origin)> {
+    fn found(user: &Path, exe_dir: &Path) -> Vec<(PathBuf, PluginFolder)> {
         find(&[], user, Some(exe_dir))
             .into_iter()
-            .map(|c| (c.path, c.origin))
+            .map(|c| (c.path, c.folder))
             .collect()
     }
 
@@ -200,8 +200,8 @@ mod tests {
         assert_eq!(
             found(&user, &bin),
             vec![
-                (user.join(lib("mine")), Origin::UserDir),
-                (installed.join(lib("lib")), Origin::Bundled),
+                (user.join(lib("mine")), PluginFolder::UserDir),
+                (installed.join(lib("lib")), PluginFolder::Bundled),
             ]
         );
     }
@@ -224,7 +224,7 @@ mod tests {
             assert!(is_cargo_build_dir(&dir.join("deps")), "{profile}/deps");
             assert_eq!(
                 found(&user, &dir),
-                vec![(dir.join(lib("beside")), Origin::Bundled)]
+                vec![(dir.join(lib("beside")), PluginFolder::Bundled)]
             );
         }
         // A CARGO_TARGET_DIR of another name, marked by cargo.

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use deja_model::Session;
 use deja_plugin_api as api;
 
-pub use candidates::Origin;
+pub use candidates::PluginFolder;
 pub use deja_plugin_api::version::AbiVersion;
 
 /// The plugin ABI version this host speaks.
@@ -63,7 +63,7 @@ pub struct Plugin {
     /// The library file.
     pub path: PathBuf,
     /// Where it was found.
-    pub origin: Origin,
+    pub folder: PluginFolder,
     module: api::PluginModuleV1_0Ref,
 }
 
@@ -106,7 +106,7 @@ pub struct Report {
     /// The file.
     pub path: PathBuf,
     /// Where it was found.
-    pub origin: Origin,
+    pub folder: PluginFolder,
     /// Name, version, harness and ABI, when the plugin could say.
     pub name: Option<String>,
     /// Plugin version.
@@ -284,7 +284,7 @@ impl PluginHost {
         for c in candidates {
             let mut report = Report {
                 path: c.path.clone(),
-                origin: c.origin.clone(),
+                folder: c.folder.clone(),
                 name: None,
                 version: None,
                 harness: None,
@@ -319,7 +319,7 @@ impl PluginHost {
                                     .map(|k| k.into_string())
                                     .collect(),
                                 path: c.path.clone(),
-                                origin: c.origin.clone(),
+                                folder: c.folder.clone(),
                                 module: loaded.module,
                             };
                             report.name = Some(plugin.name.clone());

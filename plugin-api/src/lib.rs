@@ -14,8 +14,9 @@
 //! - [`discover`], [`text`] and [`paths`]: helpers most readers need (config
 //!   roots and excludes, a bounded folder walk, decoding arbitrary bytes to
 //!   text, path strings of any operating system).
-//! - `testing` (feature `testing`, Unix): running a test again as an
-//!   unprivileged user, for the readers' permission tests.
+//! - `testing` (feature `testing`): the readers' test kit (a host context
+//!   built explicitly, parsing through the [`Reader`] trait, fixture walks)
+//!   and, on Unix, running a test again as an unprivileged user.
 
 // Input-dependent code never indexes unchecked: a reader must not panic on
 // any bytes (SECURITY.md). Tests may index.
@@ -25,7 +26,7 @@ pub mod discover;
 pub mod export;
 pub mod module;
 pub mod paths;
-#[cfg(all(unix, feature = "testing"))]
+#[cfg(feature = "testing")]
 pub mod testing;
 pub mod text;
 pub mod types;

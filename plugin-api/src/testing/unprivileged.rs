@@ -1,4 +1,4 @@
-//! Test support (feature `testing`): running one test of the current test
+//! Running one test of the current test
 //! binary again as an unprivileged user, for checks that a process with
 //! root's powers passes whatever the code does (a folder with mode 000 is
 //! readable to root). CI runs as root; such a check is then made by `nobody`

@@ -201,10 +201,15 @@ fn run_child(cmd: &mut std::process::Command) -> std::io::Result<std::process::E
     cmd.status()
 }
 
-/// Indexes what aider wrote, with a one-line account on stderr; a running
-/// index (which will read it) or a failure is said, never fatal.
+/// Indexes what aider wrote, with a one-line account on stderr. A running
+/// index may already have passed aider's file, so this one waits for it
+/// (up to `index.lock_wait_secs`) and then reads the file itself; a failure
+/// is said, never fatal.
 fn index_after(app: &App) {
-    match super::index::index_all(app, crate::lock::Wait::No, &mut deja_index::Quiet) {
+    let wait = crate::lock::Wait::Up(std::time::Duration::from_secs(
+        app.config.config.index.lock_wait_secs,
+    ));
+    match super::index::index_all(app, wait, &mut deja_index::Quiet) {
         Ok(outcome) => {
             let added = outcome.report.applied.messages_added;
             if added > 0 {

@@ -161,6 +161,11 @@ fn setup_gemini_makes_the_real_gemini_cli_connect_and_undo_restores_everything()
 
     let first = sb.ok(&["setup", "gemini"]);
     assert!(
+        first.stderr.contains("only in folders you trust"),
+        "{}",
+        first.stderr
+    );
+    assert!(
         first.stdout.contains("gemini-extension.json"),
         "{}",
         first.stdout

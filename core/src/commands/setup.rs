@@ -931,6 +931,13 @@ pub fn run(app: &App, args: &SetupArgs) -> Result<ExitStatus> {
             println!("{c}");
         }
     }
+    if matches!(args.harness, Target::Gemini) && !args.undo {
+        // Gemini CLI shows an extension's MCP server as "Disabled" in a
+        // folder it does not trust, and says nothing else.
+        crate::output::hint(
+            "Gemini CLI runs deja's MCP server only in folders you trust: answer its trust prompt, or run `/permissions` in gemini (trusted folders are kept in ~/.gemini/trustedFolders.json)",
+        );
+    }
     Ok(ExitStatus::Success)
 }
 

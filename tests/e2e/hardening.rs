@@ -289,6 +289,29 @@ const SECRETS: &[(&str, &str)] = &[
     ("FAKEbearer0123456789token", "bearer-token"),
     ("FAKEawsSecret0123456789/fakeFAKEfake+KEY", "aws-secret-key"),
     ("FAKE-dsn-pass-4711", "password"),
+    ("sk_live_FAKEfakeFAKEfake01234567", "stripe-key"),
+    ("rk_live_FAKEfakeFAKEfake76543210", "stripe-key"),
+    ("sk_test_FAKEfakeFAKEfake01234567", "stripe-key"),
+    ("glpat-FAKEfakeFAKEfake012345", "gitlab-token"),
+    ("hf_FAKEfakeFAKEfakeFAKEfakeFAKEfake12", "huggingface-token"),
+    ("npm_FAKEfakeFAKEfakeFAKEfakeFAKEfake1234", "npm-token"),
+    (
+        "pypi-AgEIcHlwaS5vcmcFAKEfakeFAKEfakeFAKEfakeFAKEfake0123",
+        "pypi-token",
+    ),
+    ("FAKEenvApiKey0123", "secret-assignment"),
+    ("FAKEenvSecret4567", "secret-assignment"),
+    ("FAKEenvToken89ab", "secret-assignment"),
+    ("FAKEjsonApiKey0123456", "quoted-secret"),
+    ("FAKEjsonPassw0rd99", "quoted-secret"),
+];
+
+/// Ordinary text that shares words or prefixes with secrets: it must be
+/// stored as written.
+const NOT_SECRETS: &[&str] = &[
+    "hf_hub_download",
+    "TOKEN_LIMIT=4096",
+    "the token is refreshed before it expires",
 ];
 
 fn seeded(sb: &Sandbox) {
@@ -317,6 +340,16 @@ Your DSN holds a password; use a secret manager. Slack {slack}, Google {google}.
 {pem}
 -----END OPENSSH PRIVATE KEY-----
 ```
+
+#### charge with {stripe_live} or {stripe_rk}, test with {stripe_test}; clone with {glpat}  
+
+#### hf login {hf}, npm token {npm}, upload with {pypi}  
+
+#### my .env says API_KEY={env_api} SECRET={env_secret} TOKEN={env_token}  
+
+#### and config.json has {{\"apiKey\": \"{json_key}\", \"password\": \"{json_pw}\"}}  
+
+Call {not_1}() once; keep {not_2}; {not_3}.
 ",
         api = SECRETS[10].0,
         openai = SECRETS[0].0,
@@ -330,6 +363,21 @@ Your DSN holds a password; use a secret manager. Slack {slack}, Google {google}.
         pem = SECRETS[9].0,
         aws_secret = SECRETS[12].0,
         db_password = SECRETS[13].0,
+        stripe_live = SECRETS[14].0,
+        stripe_rk = SECRETS[15].0,
+        stripe_test = SECRETS[16].0,
+        glpat = SECRETS[17].0,
+        hf = SECRETS[18].0,
+        npm = SECRETS[19].0,
+        pypi = SECRETS[20].0,
+        env_api = SECRETS[21].0,
+        env_secret = SECRETS[22].0,
+        env_token = SECRETS[23].0,
+        json_key = SECRETS[24].0,
+        json_pw = SECRETS[25].0,
+        not_1 = NOT_SECRETS[0],
+        not_2 = NOT_SECRETS[1],
+        not_3 = NOT_SECRETS[2],
     );
     sb.write("work/leaky/.aider.chat.history.md", history);
     sb.write(
@@ -343,7 +391,8 @@ Your DSN holds a password; use a secret manager. Slack {slack}, Google {google}.
         "projectHash": "0".repeat(64),
         "startTime": "2026-07-18T10:00:00Z",
         "lastUpdated": "2026-07-18T10:00:00Z",
-        "summary": format!("token {}", SECRETS[4].0),
+        // The title is redacted too.
+        "summary": format!("token {} and {}", SECRETS[4].0, SECRETS[18].0),
         "messages": [
             {"id": "m1", "timestamp": "2026-07-18T10:00:00Z", "type": "user",
              "content": [{"text": format!("here is the JWT {} and PAT {}", SECRETS[7].0, SECRETS[4].0)}]},
@@ -376,7 +425,10 @@ fn seeded_new_readers(sb: &Sandbox) {
             "message": {"model": "claude-sonnet-4-6", "id": "msg_1", "type": "message", "role": "assistant",
                 "content": [{"type": "text", "text": format!("Rotate {} first.", SECRETS[1].0)},
                             {"type": "tool_use", "id": "t1", "name": "Bash",
-                             "input": {"command": format!("curl -H 'Authorization: Bearer {}' https://x.example.org", SECRETS[11].0)}}],
+                             "input": {"command": format!("curl -H 'Authorization: Bearer {}' https://x.example.org", SECRETS[11].0)}},
+                            // A file path is redacted too.
+                            {"type": "tool_use", "id": "t2", "name": "Write",
+                             "input": {"file_path": format!("/home/dev/leaky/{}/notes.md", SECRETS[17].0), "content": "notes"}}],
                 "stop_reason": null},
             "uuid": "a1", "timestamp": "2026-07-19T09:00:02.000Z"}),
     ]
@@ -389,8 +441,9 @@ fn seeded_new_readers(sb: &Sandbox) {
 
     let codex_id = "019f0000-0000-7000-8000-00000000c0de";
     let codex = [
+        // The project's folder (and so its name) is redacted too.
         serde_json::json!({"timestamp": "2026-07-19T10:00:00.000Z", "type": "session_meta",
-            "payload": {"id": codex_id, "timestamp": "2026-07-19T10:00:00.000Z", "cwd": "/home/dev/leaky",
+            "payload": {"id": codex_id, "timestamp": "2026-07-19T10:00:00.000Z", "cwd": format!("/home/dev/{}", SECRETS[19].0),
                 "originator": "codex_cli_rs", "cli_version": "0.128.0", "source": "cli"}}),
         serde_json::json!({"timestamp": "2026-07-19T10:00:01.000Z", "type": "response_item",
             "payload": {"type": "message", "role": "user",
@@ -504,6 +557,13 @@ fn fake_secrets_reach_no_store_and_no_output() {
         assert!(
             gemini_only || parsed.stdout.contains(&marker),
             "parse output lacks {marker}"
+        );
+    }
+    for text in NOT_SECRETS {
+        assert!(
+            parsed.stdout.contains(text),
+            "ordinary text `{text}` was redacted:\n{}",
+            parsed.stdout
         );
     }
 

@@ -425,6 +425,67 @@ fn a_killed_index_is_completed_by_the_next_run() {
     );
 }
 
+#[test]
+fn index_exits_3_when_a_reader_cannot_look_for_transcripts() {
+    let sb = sandbox();
+    // A setting the aider reader cannot read (its name is right, its value
+    // is not): its discovery fails.
+    sb.config("[embed]\nenabled = false\n[harness.aider]\ntimezone = 5\n");
+    let out = sb.run(&["index", "--json"]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("aider reader could not look for transcripts"),
+        "{}",
+        out.stderr
+    );
+    let run = out.json();
+    assert_eq!(run["discovery_errors"][0]["harness"], "aider", "{run:#}");
+    // The other readers were indexed all the same.
+    assert_eq!(run["sessions"]["added"], 1, "{run:#}");
+    // Fixed, the same run is a success.
+    sb.config("[embed]\nenabled = false\n");
+    let out = sb.run(&["index", "--json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.json()["sessions"]["added"], 1);
+}
+
+#[test]
+fn index_exits_3_when_the_model_cannot_be_loaded_and_0_when_it_is_not_installed() {
+    let (model, runtime) = crate::common::installed_model();
+    let sb = sandbox();
+    // The model's folder is there, its model file is not a model.
+    let broken = sb.home.join("models/broken");
+    copy_dir(&model, &broken);
+    std::fs::write(broken.join("model.onnx"), b"not an onnx model at all").unwrap();
+    sb.config(&format!(
+        "[embed]\nmodel_dir = {:?}\nruntime = {:?}\n",
+        broken.to_str().unwrap(),
+        runtime.to_str().unwrap()
+    ));
+    let out = sb.run(&["index", "--json"]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("semantic index not updated"),
+        "{}",
+        out.stderr
+    );
+    let run = out.json();
+    assert!(run["embeddings"]["skipped"].is_string(), "{run:#}");
+    // The transcripts were indexed all the same.
+    assert_eq!(run["sessions"]["added"], 2, "{run:#}");
+
+    // Not installed at all is a state the README documents, not a failure.
+    sb.config(&format!(
+        "[embed]\nmodel_dir = {:?}\nruntime = {:?}\n",
+        sb.home.join("models/none").to_str().unwrap(),
+        runtime.to_str().unwrap()
+    ));
+    let out = sb.run(&["index", "--json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("scripts/fetch-model"), "{}", out.stderr);
+}
+
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {

@@ -136,6 +136,71 @@ fn assert_nowhere(sb: &Sandbox, needle: &str, when: &str) {
     assert!(found.is_empty(), "{when}: `{needle}` is still in {found:?}");
 }
 
+/// The vector file's units of the messages `sql_where` selects (a condition
+/// on `m`, the messages, with `?1` bound to `arg`): each unit's text hash and
+/// the bytes the file stores for it (its f16 scalars), read by key from the
+/// file itself. Every unit must be in the file.
+fn stored_units(sb: &Sandbox, sql_where: &str, arg: &str) -> Vec<(String, Vec<u8>)> {
+    let conn = rusqlite::Connection::open_with_flags(
+        sb.database(),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    let dims: usize = conn
+        .query_row("SELECT value FROM meta WHERE key = 'embed_dims'", [], |r| {
+            r.get::<_, String>(0)
+        })
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT c.id, c.text_hash FROM chunks c JOIN messages m ON m.id = c.message
+             WHERE {sql_where}"
+        ))
+        .unwrap();
+    let units: Vec<(i64, String)> = stmt
+        .query_map([arg], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert!(!units.is_empty(), "no unit matches {sql_where}");
+    let path = sb.data_dir().join("vectors.usearch");
+    let index = deja_store::vectors::VectorIndex::open(&path, dims, true).unwrap();
+    units
+        .into_iter()
+        .map(|(key, hash)| {
+            let bytes = index
+                .stored_bytes(key as u64)
+                .unwrap_or_else(|| panic!("unit {key} is not in the vector file"));
+            assert_eq!(bytes.len(), dims * 2, "the file stores f16 scalars");
+            (hash, bytes)
+        })
+        .collect()
+}
+
+/// Whether the vector file's bytes hold `needle` anywhere.
+fn vector_file_holds(sb: &Sandbox, needle: &[u8]) -> bool {
+    std::fs::read(sb.data_dir().join("vectors.usearch"))
+        .unwrap()
+        .windows(needle.len())
+        .any(|w| w == needle)
+}
+
+/// Of `units`, those whose text no unit of the store has any more.
+fn gone_units(sb: &Sandbox, units: &[(String, Vec<u8>)]) -> Vec<Vec<u8>> {
+    units
+        .iter()
+        .filter(|(hash, _)| {
+            count(
+                sb,
+                &format!("SELECT count(*) FROM chunks WHERE text_hash = '{hash}'"),
+            ) == 0
+        })
+        .map(|(_, bytes)| bytes.clone())
+        .collect()
+}
+
 fn count(sb: &Sandbox, sql: &str) -> i64 {
     let conn = rusqlite::Connection::open_with_flags(
         sb.database(),
@@ -333,6 +398,88 @@ fn changing_redaction_patterns_rereads_and_leaves_the_secret_in_no_file() {
 }
 
 #[test]
+fn a_transcript_changed_with_the_redaction_settings_in_one_run_is_scrubbed_too() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    aider_project(&sb, "billing", HISTORY);
+    let history = aider_project(&sb, "deploy", &secret_history());
+    sb.index();
+    // The scan finds the secret before.
+    assert!(!holding(&files_under(&sb.data_dir()), SECRET_TAIL).is_empty());
+
+    // The session goes on (its file grows) and the redaction rule arrives
+    // before the next run: content and settings change together.
+    let mut grown = std::fs::read_to_string(&history).unwrap();
+    grown.push_str("\n#### And the release notes?  \n\nThey are in CHANGES.md now.\n");
+    std::fs::write(&history, grown).unwrap();
+    sb.config(&format!("[embed]\nenabled = false\n{SECRET_PATTERN}"));
+    let run = sb.index();
+    assert!(
+        run["transcripts"]["changed"].as_u64().unwrap() >= 1,
+        "{run:#}"
+    );
+    // What the session added is stored.
+    let out = sb.ok(&["recall", "--mode", "lexical", "--json", "release notes"]);
+    assert!(
+        !out.json()["hits"].as_array().unwrap().is_empty(),
+        "{}",
+        out.stdout
+    );
+    // Database and write-ahead log alike.
+    assert_nowhere(&sb, SECRET_TAIL, "after a change of content and settings");
+}
+
+#[test]
+fn a_forget_that_a_reader_holds_up_exits_3_and_the_next_index_finishes_the_scrub() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    aider_project(&sb, "billing", HISTORY);
+    aider_project(&sb, "importer", &forgettable_history());
+    sb.index();
+    let out = sb.ok(&["recall", "--json", "--mode", "lexical", FORGET_TOKEN]);
+    let id = out.json()["hits"][0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // Another process is in the middle of a read transaction.
+    let reader = rusqlite::Connection::open(sb.database()).unwrap();
+    reader
+        .execute_batch("BEGIN; SELECT count(*) FROM messages;")
+        .unwrap();
+    let forget = sb.run(&["forget", &id]);
+    assert_eq!(forget.code, 3, "{}", forget.stderr);
+    assert!(
+        forget.stderr.contains("forgot 1 session"),
+        "{}",
+        forget.stderr
+    );
+    assert!(
+        forget.stderr.contains("write-ahead log") && forget.stderr.contains("deja index"),
+        "{}",
+        forget.stderr
+    );
+    assert_eq!(
+        count(&sb, "SELECT count(*) FROM meta WHERE key = 'scrub_pending'"),
+        1
+    );
+    // The session is gone from every answer already.
+    let out = sb.run(&["recall", "--json", "--mode", "lexical", FORGET_TOKEN]);
+    assert_eq!(out.json()["hits"], serde_json::json!([]), "{}", out.stdout);
+
+    // The reader is done; the next writer finishes the scrub.
+    reader.execute_batch("COMMIT").unwrap();
+    drop(reader);
+    let index = sb.run(&["index", "--json"]);
+    assert_eq!(index.code, 0, "{}", index.stderr);
+    assert_eq!(
+        count(&sb, "SELECT count(*) FROM meta WHERE key = 'scrub_pending'"),
+        0
+    );
+    assert_nowhere(&sb, FORGET_TAIL, "after the next index");
+}
+
+#[test]
 fn forget_and_later_redaction_leave_no_text_behind_with_embeddings() {
     let mut sb = Sandbox::new();
     sb.config_with_model("[harness.aider]\ntimezone = \"UTC\"\n");
@@ -360,8 +507,30 @@ fn forget_and_later_redaction_leave_no_text_behind_with_embeddings() {
         .as_str()
         .unwrap()
         .to_string();
+    // The vectors of the session's text windows, as the file stores them:
+    // found there now, so the scan below can fail.
+    let forgotten = stored_units(
+        &sb,
+        "m.session = (SELECT id FROM sessions WHERE session_id = ?1)",
+        &id,
+    );
+    for (_, bytes) in &forgotten {
+        assert!(vector_file_holds(&sb, bytes));
+    }
+    let kept = stored_units(&sb, "m.text LIKE '%' || ?1 || '%'", "tenant predicate");
     sb.ok(&["forget", &id]);
     assert_nowhere(&sb, FORGET_TAIL, "after forget");
+    let gone = gone_units(&sb, &forgotten);
+    assert_eq!(gone.len(), forgotten.len());
+    for bytes in &gone {
+        assert!(
+            !vector_file_holds(&sb, bytes),
+            "a forgotten text window's vector is still in vectors.usearch"
+        );
+    }
+    for (_, bytes) in &kept {
+        assert!(vector_file_holds(&sb, bytes), "a kept vector went too");
+    }
     assert!(count(&sb, "SELECT count(*) FROM embeddings") < embeddings_before);
     assert_eq!(
         count(
@@ -403,6 +572,14 @@ fn forget_and_later_redaction_leave_no_text_behind_with_embeddings() {
             .collect()
     };
     assert!(!with_secret.is_empty());
+    let secret_units = stored_units(
+        &sb,
+        "m.session = (SELECT session FROM messages WHERE text LIKE '%' || ?1 || '%' LIMIT 1)",
+        SECRET_TOKEN,
+    );
+    for (_, bytes) in &secret_units {
+        assert!(vector_file_holds(&sb, bytes));
+    }
     sb.config_with_model(&format!(
         "[harness.aider]\ntimezone = \"UTC\"\n{SECRET_PATTERN}"
     ));
@@ -412,6 +589,17 @@ fn forget_and_later_redaction_leave_no_text_behind_with_embeddings() {
         "{run:#}"
     );
     assert_nowhere(&sb, SECRET_TAIL, "after the redaction change");
+    let gone = gone_units(&sb, &secret_units);
+    assert!(
+        !gone.is_empty(),
+        "no window of the secret's session changed"
+    );
+    for bytes in &gone {
+        assert!(
+            !vector_file_holds(&sb, bytes),
+            "the vector of a window that held the secret is still in vectors.usearch"
+        );
+    }
     for hash in &with_secret {
         assert_eq!(
             count(

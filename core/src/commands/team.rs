@@ -154,7 +154,12 @@ fn push(
     let dry_run = options.dry_run;
     if dry_run {
         for (k, why) in &report.retractions {
-            println!("would retract {} {} ({})", k.harness, k.id, why.as_str());
+            println!(
+                "would retract {} {} ({})",
+                quoted(&k.harness),
+                quoted(&k.id),
+                why.as_str()
+            );
         }
     }
     if !report.missing.is_empty() {
@@ -429,7 +434,7 @@ fn status(app: &App, settings: &Settings, as_json: bool) -> Result<ExitStatus> {
             };
             println!(
                 "  {}{me}: {}, {}, {} retracted; last push {}",
-                p.origin,
+                quoted(&p.origin),
                 super::plural(p.sessions as usize, "session", "sessions"),
                 super::plural(p.messages as usize, "message", "messages"),
                 p.retracted,

@@ -5,6 +5,7 @@
 
 mod demo;
 mod env;
+mod floor;
 mod generate;
 mod mcp;
 mod profile;
@@ -214,6 +215,9 @@ enum Cmd {
         /// Only these halves of the real set (`tune`, `report`); default both.
         #[arg(long)]
         half: Option<String>,
+        /// The relevance floor (default: `recall.min_similarity`'s default; 0: none).
+        #[arg(long)]
+        min_similarity: Option<f64>,
     },
 }
 
@@ -408,6 +412,7 @@ fn main() -> Result<()> {
             set,
             corpus_home,
             half,
+            min_similarity,
         } => {
             let mut tuning = Tuning {
                 fusion: parse_fusion(fusion)?,
@@ -428,16 +433,14 @@ fn main() -> Result<()> {
             if let Some(w) = date_weight {
                 tuning.date_weight = *w;
             }
+            let defaults =
+                deja_config::defaults(std::path::Path::new("/nonexistent/config.toml"), &|_| None)?
+                    .config;
+            tuning.min_similarity = min_similarity.unwrap_or(defaults.recall.min_similarity);
             let per_session = match per_session {
                 Some(0) => None,
                 Some(n) => Some(*n),
-                None => deja_config::defaults(
-                    std::path::Path::new("/nonexistent/config.toml"),
-                    &|_| None,
-                )?
-                .config
-                .recall
-                .per_session_cap(),
+                None => defaults.recall.per_session_cap(),
             };
             let modes: Vec<Mode> = modes
                 .iter()

@@ -374,6 +374,14 @@ pub fn evaluate(
         messages,
         ..Default::default()
     };
+    let mut probe = if crate::floor::wanted() {
+        Some(crate::floor::Probe::open(
+            &locomo.env.database(),
+            &locomo.env.vectors(),
+        )?)
+    } else {
+        None
+    };
     for q in &locomo.questions {
         let candidates = Candidates {
             filter: SessionFilter {
@@ -399,7 +407,16 @@ pub fn evaluate(
             }
             let hits = &answer.hits;
             let listed = Listed::of(hits);
-            let rank = listed.session_rank(|h| q.sessions.contains(&h.native_session_id));
+            let answers = |h: &deja_recall::Hit| q.sessions.contains(&h.native_session_id);
+            let rank = listed.session_rank(answers);
+            if let (Some(probe), Mode::Hybrid) = (probe.as_mut(), mode) {
+                let rescue = probe.rescue(&q.question, &candidates, hits, answers)?;
+                println!(
+                    "FLOOR locomo {} {rescue} {:?}",
+                    category_name(q.category.unwrap_or(0)),
+                    q.question
+                );
+            }
             let turn = listed.turn_within(5, |h| q.evidence.contains(&h.message_id));
             let name = mode.as_str();
             if mode == Mode::Hybrid
@@ -437,6 +454,9 @@ pub fn evaluate(
                 .or_default()
                 .add_ranks(rank, turn);
         }
+    }
+    if let Some(probe) = probe.as_mut() {
+        crate::floor::report_nonsense("locomo", probe, &mut engine, tuning, per_session)?;
     }
     Ok(report)
 }

@@ -17,6 +17,7 @@ use deja_store::Store;
 use serde::Deserialize;
 
 use crate::env::{BenchEnv, Cost};
+use crate::floor;
 use crate::quality::{self, Listed, Metrics};
 
 /// One query of the set.
@@ -157,6 +158,14 @@ pub fn evaluate(
         ..Default::default()
     };
     let everything = Candidates::default();
+    let mut probe = if floor::wanted() {
+        Some(floor::Probe::open(
+            &corpus.env.database(),
+            &corpus.env.vectors(),
+        )?)
+    } else {
+        None
+    };
     for item in items {
         for &mode in modes {
             let answer = engine.recall(&Query {
@@ -168,11 +177,19 @@ pub fn evaluate(
                 per_session,
             })?;
             let listed = Listed::of(&answer.hits);
-            let session_rank = listed.session_rank(|h| {
+            let answers = |h: &deja_recall::Hit| {
                 item.sessions
                     .iter()
                     .any(|s| *s == h.native_session_id || *s == h.session_id)
-            });
+            };
+            let session_rank = listed.session_rank(answers);
+            if let (Some(probe), Mode::Hybrid) = (probe.as_mut(), mode) {
+                let rescue = probe.rescue(&item.query, &everything, &answer.hits, answers)?;
+                println!(
+                    "FLOOR real {} {} {} {rescue} {:?}",
+                    item.half, item.kind, item.id, item.query
+                );
+            }
             let turn_hit = listed.turn_within(5, |h| {
                 item.turns.iter().any(|(s, i)| {
                     (*s == h.native_session_id || *s == h.session_id) && *i == h.message_index
@@ -207,6 +224,9 @@ pub fn evaluate(
                 }
             }
         }
+    }
+    if let Some(probe) = probe.as_mut() {
+        crate::floor::report_nonsense("real", probe, &mut engine, tuning, per_session)?;
     }
     Ok(report)
 }

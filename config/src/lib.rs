@@ -180,6 +180,9 @@ pub struct Recall {
     pub refresh_ms: u64,
     /// Above this many known transcripts the pass is skipped.
     pub refresh_max_transcripts: u64,
+    /// The least cosine similarity of a hit that shares no word with the
+    /// query; 0: no floor.
+    pub min_similarity: f64,
 }
 
 impl Recall {
@@ -426,6 +429,10 @@ pub const BOUNDS: &[(&str, i64, i64)] = &[
     ("team.pull_max_message_bytes", 1, 1_073_741_824),
     ("team.pull_max_session_bytes", 1, 17_179_869_184),
 ];
+
+/// The bounds of every decimal key: (dotted key, least, most). An integer
+/// is accepted where a decimal is expected (`0`, `1`).
+pub const FLOAT_BOUNDS: &[(&str, f64, f64)] = &[("recall.min_similarity", 0.0, 1.0)];
 
 /// The values a string key accepts, where it accepts only some.
 const CHOICES: &[(&str, &[&str])] = &[
@@ -680,6 +687,21 @@ fn check_shape(user: &Table, defaults: &Table) -> Result<(), (String, String)> {
                 ));
             };
             expect_kind(&dotted, v, default)?;
+            let decimal = match v {
+                Value::Float(x) => Some(*x),
+                Value::Integer(n) if default.is_float() => Some(*n as f64),
+                _ => None,
+            };
+            if let Some(x) = decimal {
+                if let Some((_, least, most)) = FLOAT_BOUNDS.iter().find(|(k, _, _)| *k == dotted) {
+                    if !(*least..=*most).contains(&x) {
+                        return Err((
+                            dotted.clone(),
+                            format!("`{dotted}` must be between {least} and {most}, not {x}"),
+                        ));
+                    }
+                }
+            }
             match v {
                 Value::Integer(n) => {
                     if let Some((_, least, most)) = BOUNDS.iter().find(|(k, _, _)| *k == dotted) {
@@ -734,7 +756,10 @@ fn check_shape(user: &Table, defaults: &Table) -> Result<(), (String, String)> {
 
 /// `v` must be of the same kind as `default`.
 fn expect_kind(dotted: &str, v: &Value, default: &Value) -> Result<(), (String, String)> {
-    if std::mem::discriminant(v) == std::mem::discriminant(default) {
+    // A whole number is a decimal too (`min_similarity = 0`).
+    if std::mem::discriminant(v) == std::mem::discriminant(default)
+        || (v.is_integer() && default.is_float())
+    {
         Ok(())
     } else {
         Err((
@@ -1336,6 +1361,38 @@ mod tests {
         assert!(e.to_string().contains("unknown key `limit`"), "{e}");
         let (e, _, _d) = error_for("recall = 3\n");
         assert!(e.to_string().contains("`recall` must be a section"), "{e}");
+    }
+
+    #[test]
+    fn decimal_keys_are_bounded_and_take_whole_numbers() {
+        for (key, least, most) in FLOAT_BOUNDS {
+            let (section, name) = key.split_once('.').unwrap();
+            for bad in [least - 0.5, most + 0.5] {
+                let (e, _, _d) = error_for(&format!("[{section}]\n{name} = {bad:?}\n"));
+                let msg = e.to_string();
+                assert!(
+                    msg.contains(&format!("`{key}` must be between {least} and {most}")),
+                    "{msg}"
+                );
+                assert_eq!(line_of(&e), Some(2), "{msg}");
+            }
+            let doc = documentation(section, name);
+            assert!(
+                doc.contains(&format!("{least} to {most}")),
+                "the documentation of `{key}` does not say `{least} to {most}`: {doc}"
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        for (text, want) in [("0", 0.0), ("1", 1.0), ("0.25", 0.25)] {
+            std::fs::write(&path, format!("[recall]\nmin_similarity = {text}\n")).unwrap();
+            let l = load(&path, false, &no_env).unwrap();
+            assert_eq!(l.config.recall.min_similarity, want, "{text}");
+        }
+        let (e, _, _d) = error_for("[recall]\nmin_similarity = 2\n");
+        assert!(e.to_string().contains("between 0 and 1, not 2"), "{e}");
+        let (e, _, _d) = error_for("[recall]\nmin_similarity = \"high\"\n");
+        assert!(e.to_string().contains("must be a decimal number"), "{e}");
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub fn run(app: &App) -> Result<ExitStatus> {
         limit: c.limit,
         per_session: c.per_session,
         max_answer_bytes: c.max_answer_bytes,
+        min_similarity: app.config.config.recall.min_similarity,
     };
     let status = fresh::start(c.index, Duration::from_secs(c.index_interval_secs));
     let shared = Arc::new(server::Shared::new(

@@ -12,9 +12,11 @@
 //! - [`session`]: session-level evidence from a session's best messages.
 //! - [`when`]: dates the query names.
 //! - [`fuse`]: fusing the two rankings.
+//! - [`floor`]: the relevance a hit found by meaning alone must have.
 //! - [`snippet`]: the part of a hit's text to show.
 
 pub mod engine;
+pub mod floor;
 pub mod fuse;
 pub mod lexical;
 pub mod semantic;
@@ -139,7 +141,15 @@ pub struct Tuning {
     /// matches) are raised to this power: above 1, a chance match of one word
     /// of a paraphrase counts for little while a full match keeps its weight.
     pub lexical_power: f64,
+    /// The relevance floor: the least cosine similarity of a message that
+    /// does not match the query by words (see [`floor`]); 0: none. deja
+    /// takes it from `recall.min_similarity`.
+    pub min_similarity: f64,
 }
+
+/// The default of `recall.min_similarity` (config/default.toml), chosen on
+/// the tuning half of the real-transcript set (BENCHMARKS.md).
+pub const MIN_SIMILARITY: f64 = 0.0;
 
 impl Default for Tuning {
     /// Chosen on LoCoMo (all 1,978 questions; BENCHMARKS.md shows the sweep)
@@ -154,6 +164,7 @@ impl Default for Tuning {
             date_weight: 1.5,
             phrase_weight: 0.5,
             lexical_power: 1.5,
+            min_similarity: MIN_SIMILARITY,
         }
     }
 }
@@ -364,6 +375,7 @@ pub fn rank(s: &Signals, tuning: &Tuning) -> Vec<(i64, f64)> {
         }
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     }
+    floor::apply(s, &mut ranked, tuning.min_similarity);
     ranked
 }
 
@@ -470,6 +482,15 @@ fn load(
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+
+    #[test]
+    fn the_default_floor_is_the_configs() {
+        let loaded =
+            deja_config::defaults(std::path::Path::new("/nonexistent/config.toml"), &|_| None)
+                .unwrap();
+        assert_eq!(loaded.config.recall.min_similarity, MIN_SIMILARITY);
+        assert_eq!(Tuning::default().min_similarity, MIN_SIMILARITY);
+    }
 
     /// Signals for `mode` whose messages each sit in the session given.
     fn signals(mode: Mode, sessions: &[(i64, i64)]) -> Signals {

@@ -484,5 +484,9 @@ fn a_pull_tells_its_own_origin_by_machine_and_reports_a_name_another_machine_hol
     let a2 = tempfile::tempdir().unwrap();
     let mut a_store = Store::open(&a2.path().join("index.sqlite")).unwrap();
     let own = pull(&mut team_a, &mut a_store, &|s| s, &mut |_, _| {}).unwrap();
-    assert_eq!((own.added, own.name_collision.is_none()), (0, true), "{own:?}");
+    assert_eq!(
+        (own.added, own.name_collision.is_none()),
+        (0, true),
+        "{own:?}"
+    );
 }

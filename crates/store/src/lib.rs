@@ -11,8 +11,10 @@
 //! - [`vectors`]: the vector index file, kept in sync with SQLite.
 //! - [`export`]: bulk reads for tools and the benchmark.
 
+pub mod counts;
 pub mod embedding;
 pub mod export;
+pub mod forget;
 pub mod ingest;
 pub mod query;
 pub mod schema;

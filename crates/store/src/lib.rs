@@ -16,6 +16,7 @@ pub mod embedding;
 pub mod export;
 pub mod forget;
 pub mod ingest;
+pub mod pulled;
 pub mod query;
 pub mod schema;
 pub mod search;

@@ -1,0 +1,637 @@
+//! Unit tests of transcript ingest: diffing, copies across files, tombstones.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+use super::*;
+use crate::embedding::Unit;
+use crate::test_support::{self, session};
+use deja_model::{FileRecord, Role};
+
+fn file(path: &str) -> FileState<'_> {
+    test_support::file(path, "")
+}
+
+fn open() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("index.sqlite")).unwrap();
+    (dir, store)
+}
+
+/// Gives every message waiting for units one unit, its vector cached
+/// under `m`, keyed by the text itself.
+fn embed_all(store: &mut Store) {
+    let pending = store.pending_page(0, 1000).unwrap();
+    let units: Vec<Unit> = pending
+        .iter()
+        .map(|m| Unit {
+            message: m.id,
+            ordinal: 0,
+            text_hash: m.text.clone(),
+        })
+        .collect();
+    let vector = [1.0f32, 0.0];
+    let vectors: Vec<(&str, &[f32])> = units
+        .iter()
+        .map(|u| (u.text_hash.as_str(), &vector[..]))
+        .collect();
+    store.add_units("m", &vectors, &units).unwrap();
+}
+
+/// (message row id, text) of session `id`, by position.
+fn messages(store: &Store, id: &str) -> Vec<(i64, String)> {
+    let mut stmt = store
+        .conn()
+        .prepare(
+            "SELECT m.id, m.text FROM messages m JOIN sessions s ON s.id = m.session
+             WHERE s.harness = 'test' AND s.session_id = ?1 ORDER BY m.position",
+        )
+        .unwrap();
+    let rows = stmt
+        .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
+    rows.map(|r| r.unwrap()).collect()
+}
+
+/// The unit (chunk) id of each message of session `id`, by position;
+/// `None` where the message has no unit (it waits for embedding).
+fn units(store: &Store, id: &str) -> Vec<Option<i64>> {
+    let mut stmt = store
+        .conn()
+        .prepare(
+            "SELECT (SELECT c.id FROM chunks c WHERE c.message = m.id AND c.ordinal = 0)
+             FROM messages m JOIN sessions s ON s.id = m.session
+             WHERE s.harness = 'test' AND s.session_id = ?1 ORDER BY m.position",
+        )
+        .unwrap();
+    let rows = stmt.query_map([id], |r| r.get(0)).unwrap();
+    rows.map(|r| r.unwrap()).collect()
+}
+
+/// Keys waiting to leave the vector index.
+fn trash(store: &Store) -> Vec<i64> {
+    let mut stmt = store
+        .conn()
+        .prepare("SELECT key FROM vector_trash ORDER BY key")
+        .unwrap();
+    let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+    rows.map(|r| r.unwrap()).collect()
+}
+
+/// Message row ids whose text the message-level full-text index matches.
+fn fts_messages(store: &Store, word: &str) -> Vec<i64> {
+    let mut stmt = store
+        .conn()
+        .prepare("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?1 ORDER BY rowid")
+        .unwrap();
+    let rows = stmt.query_map([word], |r| r.get(0)).unwrap();
+    rows.map(|r| r.unwrap()).collect()
+}
+
+/// Session row ids whose document the session-level index matches.
+fn fts_sessions(store: &Store, word: &str) -> Vec<i64> {
+    let mut stmt = store
+        .conn()
+        .prepare("SELECT rowid FROM sessions_fts WHERE sessions_fts MATCH ?1 ORDER BY rowid")
+        .unwrap();
+    let rows = stmt.query_map([word], |r| r.get(0)).unwrap();
+    rows.map(|r| r.unwrap()).collect()
+}
+
+fn row(store: &Store, id: &str) -> crate::SessionRow {
+    store.session_row("test", id).unwrap().unwrap()
+}
+
+const FIVE: [&str; 5] = ["zero", "one", "two", "three", "four"];
+
+#[test]
+fn applying_the_same_sessions_twice_changes_nothing() {
+    let (_dir, mut store) = open();
+    let sessions = [session("a", &FIVE), session("b", &["alpha", "beta"])];
+    let first = store.apply(&file("/t"), &sessions).unwrap();
+    assert_eq!(
+        first,
+        Applied {
+            sessions_added: 2,
+            messages_added: 7,
+            ..Applied::default()
+        }
+    );
+    embed_all(&mut store);
+    let before = (
+        row(&store, "a").row,
+        row(&store, "b").row,
+        messages(&store, "a"),
+        messages(&store, "b"),
+        units(&store, "a"),
+        units(&store, "b"),
+    );
+    assert!(before.4.iter().chain(&before.5).all(Option::is_some));
+
+    let second = store.apply(&file("/t"), &sessions).unwrap();
+    assert_eq!(second, Applied::default());
+    let after = (
+        row(&store, "a").row,
+        row(&store, "b").row,
+        messages(&store, "a"),
+        messages(&store, "b"),
+        units(&store, "a"),
+        units(&store, "b"),
+    );
+    assert_eq!(after, before);
+    assert_eq!(store.pending_count().unwrap(), 0);
+    assert!(trash(&store).is_empty());
+}
+
+#[test]
+fn appended_messages_are_added_and_the_old_last_one_loses_its_units() {
+    let (_dir, mut store) = open();
+    store
+        .apply(&file("/t"), &[session("a", &FIVE[..3])])
+        .unwrap();
+    embed_all(&mut store);
+    let old = messages(&store, "a");
+    let old_units = units(&store, "a");
+
+    let applied = store.apply(&file("/t"), &[session("a", &FIVE)]).unwrap();
+    assert_eq!(
+        applied,
+        Applied {
+            sessions_updated: 1,
+            messages_added: 2,
+            ..Applied::default()
+        }
+    );
+    let now = messages(&store, "a");
+    assert_eq!(now.len(), 5);
+    assert_eq!(now[..3], old[..], "the earlier messages keep their rows");
+    assert_eq!(row(&store, "a").message_count, 5);
+    // The old last message was embedded with no next message as context:
+    // its unit goes; the two before it keep theirs.
+    assert_eq!(
+        units(&store, "a"),
+        [old_units[0], old_units[1], None, None, None]
+    );
+    assert_eq!(trash(&store), [old_units[2].unwrap()]);
+    let pending: Vec<i64> = store
+        .pending_page(0, 100)
+        .unwrap()
+        .iter()
+        .map(|m| m.id)
+        .collect();
+    assert_eq!(pending, [now[2].0, now[3].0, now[4].0]);
+    assert_eq!(fts_sessions(&store, "four"), [row(&store, "a").row]);
+}
+
+#[test]
+fn a_changed_message_invalidates_its_units_and_its_neighbours_only() {
+    let (_dir, mut store) = open();
+    store.apply(&file("/t"), &[session("a", &FIVE)]).unwrap();
+    store.apply(&file("/u"), &[session("b", &FIVE)]).unwrap();
+    embed_all(&mut store);
+    let old = messages(&store, "a");
+    let old_units = units(&store, "a");
+    let other_units = units(&store, "b");
+
+    let mut changed = FIVE;
+    changed[2] = "zebra";
+    let applied = store.apply(&file("/t"), &[session("a", &changed)]).unwrap();
+    assert_eq!(
+        applied,
+        Applied {
+            sessions_updated: 1,
+            messages_changed: 1,
+            ..Applied::default()
+        }
+    );
+    let now = messages(&store, "a");
+    // Same rows, the middle one with its new text.
+    assert_eq!(
+        now.iter().map(|m| m.0).collect::<Vec<_>>(),
+        old.iter().map(|m| m.0).collect::<Vec<_>>()
+    );
+    assert_eq!(now[2].1, "zebra");
+    // Units are embedded with the neighbouring messages as context
+    // (`PendingMessage::previous`/`next`): the changed message's and
+    // those of the messages right before and after it go, the others
+    // stay, and so does every unit of another session.
+    assert_eq!(
+        units(&store, "a"),
+        [old_units[0], None, None, None, old_units[4]]
+    );
+    assert_eq!(units(&store, "b"), other_units);
+    assert_eq!(
+        trash(&store),
+        [
+            old_units[1].unwrap(),
+            old_units[2].unwrap(),
+            old_units[3].unwrap()
+        ]
+    );
+    // The full-text indexes follow the new text.
+    assert_eq!(fts_messages(&store, "zebra"), [now[2].0]);
+    assert!(!fts_messages(&store, "two").contains(&now[2].0));
+    assert_eq!(fts_sessions(&store, "zebra"), [row(&store, "a").row]);
+    assert_eq!(fts_sessions(&store, "two"), [row(&store, "b").row]);
+
+    // Re-embedding restores every unit; the untouched ones keep their ids.
+    embed_all(&mut store);
+    let again = units(&store, "a");
+    assert!(again.iter().all(Option::is_some));
+    assert_eq!((again[0], again[4]), (old_units[0], old_units[4]));
+}
+
+#[test]
+fn a_new_timestamp_alone_is_recorded_without_touching_the_units() {
+    let (_dir, mut store) = open();
+    store.apply(&file("/t"), &[session("a", &FIVE)]).unwrap();
+    embed_all(&mut store);
+    let old_units = units(&store, "a");
+    let mut later = session("a", &FIVE);
+    later.messages[1].timestamp_ms = 42;
+    later.messages[1].native_id = Some("n1".into());
+    assert_eq!(
+        store.apply(&file("/t"), &[later]).unwrap(),
+        Applied::default()
+    );
+    assert_eq!(units(&store, "a"), old_units);
+    let loaded = store.load_session(&row(&store, "a")).unwrap();
+    assert_eq!(loaded.messages[1].timestamp_ms, 42);
+    assert_eq!(loaded.messages[1].native_id.as_deref(), Some("n1"));
+}
+
+#[test]
+fn a_session_loads_with_its_header_as_stored_now() {
+    let (_dir, mut store) = open();
+    store.apply(&file("/t"), &[session("a", &FIVE)]).unwrap();
+    // A header read before a writer changed the session.
+    let stale = row(&store, "a");
+    let mut later = session("a", &FIVE);
+    later.title = Some("renamed".into());
+    later.messages.push(Message {
+        role: Role::Assistant,
+        text: "one more".into(),
+        timestamp_ms: 0,
+        native_id: None,
+    });
+    store.apply(&file("/t"), &[later]).unwrap();
+    let loaded = store.load_session(&stale).unwrap();
+    // The header comes from the same snapshot as the messages.
+    assert_eq!(loaded.title.as_deref(), Some("renamed"));
+    assert_eq!(loaded.messages.len(), FIVE.len() + 1);
+    // And the read leaves no transaction open: a writer goes on.
+    assert!(store.conn().is_autocommit());
+    store.apply(&file("/t"), &[session("a", &FIVE)]).unwrap();
+}
+
+#[test]
+fn a_new_role_alone_is_a_change() {
+    let (_dir, mut store) = open();
+    store.apply(&file("/t"), &[session("a", &FIVE)]).unwrap();
+    let mut other = session("a", &FIVE);
+    other.messages[4].role = Role::Assistant;
+    let applied = store.apply(&file("/t"), &[other]).unwrap();
+    assert_eq!(applied.messages_changed, 1, "{applied:?}");
+    let loaded = store.load_session(&row(&store, "a")).unwrap();
+    assert_eq!(loaded.messages[4].role, Role::Assistant);
+}
+
+#[test]
+fn lost_messages_are_removed_and_the_new_last_one_loses_its_units() {
+    let (_dir, mut store) = open();
+    store.apply(&file("/t"), &[session("a", &FIVE)]).unwrap();
+    embed_all(&mut store);
+    let old = messages(&store, "a");
+    let old_units = units(&store, "a");
+
+    let applied = store
+        .apply(&file("/t"), &[session("a", &FIVE[..3])])
+        .unwrap();
+    assert_eq!(
+        applied,
+        Applied {
+            sessions_updated: 1,
+            messages_removed: 2,
+            ..Applied::default()
+        }
+    );
+    assert_eq!(messages(&store, "a"), old[..3]);
+    assert_eq!(row(&store, "a").message_count, 3);
+    // The new last message lost the next message it was embedded with.
+    assert_eq!(units(&store, "a"), [old_units[0], old_units[1], None]);
+    assert_eq!(
+        trash(&store),
+        [
+            old_units[2].unwrap(),
+            old_units[3].unwrap(),
+            old_units[4].unwrap()
+        ]
+    );
+    assert!(fts_messages(&store, "four").is_empty());
+    assert!(fts_sessions(&store, "four").is_empty());
+    assert_eq!(fts_sessions(&store, "two"), [row(&store, "a").row]);
+}
+
+#[test]
+fn a_message_removed_from_the_middle_shifts_the_later_ones() {
+    let (_dir, mut store) = open();
+    store.apply(&file("/t"), &[session("a", &FIVE)]).unwrap();
+    embed_all(&mut store);
+    let old = messages(&store, "a");
+    let old_units = units(&store, "a");
+
+    // Messages are keyed by position: dropping "two" changes positions
+    // 2 and 3 and removes position 4.
+    let applied = store
+        .apply(
+            &file("/t"),
+            &[session("a", &["zero", "one", "three", "four"])],
+        )
+        .unwrap();
+    assert_eq!(
+        (applied.messages_changed, applied.messages_removed),
+        (2, 1),
+        "{applied:?}"
+    );
+    let now = messages(&store, "a");
+    assert_eq!(
+        now.iter().map(|m| m.1.as_str()).collect::<Vec<_>>(),
+        ["zero", "one", "three", "four"]
+    );
+    assert_eq!(now[..2], old[..2]);
+    assert_eq!(units(&store, "a"), [old_units[0], None, None, None]);
+}
+
+#[test]
+fn a_better_copy_in_another_file_takes_the_session_over() {
+    let (_dir, mut store) = open();
+    let mut a = session("s", &["x", "y"]);
+    a.updated_at_ms = 1;
+    store.apply(&file("/a"), &[a.clone()]).unwrap();
+    embed_all(&mut store);
+    let old = messages(&store, "s");
+    let old_units = units(&store, "s");
+    let session_row = row(&store, "s").row;
+
+    // A later copy with one more message, in another file.
+    let mut b = session("s", &["x", "y", "z"]);
+    b.updated_at_ms = 2;
+    let applied = store.apply(&file("/b"), &[b]).unwrap();
+    assert_eq!(
+        applied,
+        Applied {
+            sessions_updated: 1,
+            messages_added: 1,
+            ..Applied::default()
+        }
+    );
+    let now = row(&store, "s");
+    assert_eq!(now.row, session_row);
+    assert_eq!(now.source_path.as_deref(), Some("/b"));
+    assert!(now.has_source);
+    assert_eq!(messages(&store, "s")[..2], old[..]);
+    assert_eq!(units(&store, "s"), [old_units[0], None, None]);
+
+    // The first file read again with its older copy: superseded.
+    let applied = store.apply(&file("/a"), &[a]).unwrap();
+    assert_eq!(
+        applied,
+        Applied {
+            sessions_superseded: 1,
+            ..Applied::default()
+        }
+    );
+    assert_eq!(messages(&store, "s").len(), 3);
+    // The first file read again without it: the session is not its
+    // any more, so nothing is orphaned.
+    let applied = store.apply(&file("/a"), &[]).unwrap();
+    assert_eq!(applied, Applied::default());
+    assert_eq!(row(&store, "s").source_path.as_deref(), Some("/b"));
+}
+
+#[test]
+fn a_copy_of_higher_precedence_moves_the_session_and_keeps_its_units() {
+    let (_dir, mut store) = open();
+    store.apply(&file("/a"), &[session("s", &FIVE)]).unwrap();
+    embed_all(&mut store);
+    let old = (messages(&store, "s"), units(&store, "s"));
+    let mut better = session("s", &FIVE);
+    better.precedence = 1;
+    let applied = store.apply(&file("/b"), &[better]).unwrap();
+    assert_eq!(
+        applied,
+        Applied {
+            sessions_updated: 1,
+            ..Applied::default()
+        }
+    );
+    assert_eq!(row(&store, "s").source_path.as_deref(), Some("/b"));
+    assert_eq!((messages(&store, "s"), units(&store, "s")), old);
+    assert!(trash(&store).is_empty());
+}
+
+#[test]
+fn an_equal_or_lower_ranked_copy_in_another_file_is_superseded() {
+    let (_dir, mut store) = open();
+    let mut first = session("s", &["x", "y"]);
+    first.precedence = 1;
+    first.updated_at_ms = 5;
+    store.apply(&file("/a"), &[first.clone()]).unwrap();
+    embed_all(&mut store);
+    let old = (messages(&store, "s"), units(&store, "s"));
+
+    // The same rank, other text.
+    let mut equal = session("s", &["x", "changed"]);
+    equal.precedence = 1;
+    equal.updated_at_ms = 5;
+    // Lower precedence, though later and longer.
+    let mut lower = session("s", &["x", "y", "z", "w"]);
+    lower.precedence = 0;
+    lower.updated_at_ms = 9;
+    for copy in [equal, lower] {
+        let applied = store.apply(&file("/b"), &[copy]).unwrap();
+        assert_eq!(
+            applied,
+            Applied {
+                sessions_superseded: 1,
+                ..Applied::default()
+            }
+        );
+        assert_eq!((messages(&store, "s"), units(&store, "s")), old);
+        assert_eq!(row(&store, "s").source_path.as_deref(), Some("/a"));
+    }
+    assert!(trash(&store).is_empty());
+}
+
+#[test]
+fn a_session_that_leaves_its_file_is_kept_and_any_copy_may_claim_it() {
+    let (_dir, mut store) = open();
+    let mut first = session("s", &["x", "y"]);
+    first.precedence = 3;
+    store
+        .apply(&file("/a"), &[first, session("t", &["other"])])
+        .unwrap();
+    let applied = store
+        .apply(&file("/a"), &[session("t", &["other"])])
+        .unwrap();
+    assert_eq!(
+        applied,
+        Applied {
+            sessions_orphaned: 1,
+            ..Applied::default()
+        }
+    );
+    let orphan = row(&store, "s");
+    assert!(!orphan.has_source);
+    assert_eq!(orphan.source_path.as_deref(), Some("/a"));
+    assert_eq!(messages(&store, "s").len(), 2);
+    assert!(row(&store, "t").has_source);
+
+    // With no file holding it, even a copy of lower precedence is taken.
+    let applied = store
+        .apply(&file("/b"), &[session("s", &["x", "y", "z"])])
+        .unwrap();
+    assert_eq!(
+        applied,
+        Applied {
+            sessions_updated: 1,
+            messages_added: 1,
+            ..Applied::default()
+        }
+    );
+    assert_eq!(messages(&store, "s").len(), 3);
+    let claimed = row(&store, "s");
+    assert_eq!(claimed.row, orphan.row);
+    assert!(claimed.has_source);
+    assert_eq!(claimed.source_path.as_deref(), Some("/b"));
+}
+
+#[test]
+fn of_two_copies_in_one_file_the_winning_one_is_stored() {
+    let (_dir, mut store) = open();
+    let mut low = session("s", &["low", "copy", "longer"]);
+    low.precedence = 0;
+    let mut high = session("s", &["high"]);
+    high.precedence = 1;
+    let applied = store
+        .apply(&file("/a"), &[low.clone(), high.clone(), low])
+        .unwrap();
+    assert_eq!(
+        applied,
+        Applied {
+            sessions_added: 1,
+            messages_added: 1,
+            ..Applied::default()
+        }
+    );
+    assert_eq!(
+        messages(&store, "s")
+            .into_iter()
+            .map(|m| m.1)
+            .collect::<Vec<_>>(),
+        ["high"]
+    );
+    // Equal copies: the first one read wins.
+    let (_dir2, mut store2) = open();
+    store2
+        .apply(
+            &file("/a"),
+            &[session("s", &["first"]), session("s", &["second"])],
+        )
+        .unwrap();
+    assert_eq!(messages(&store2, "s")[0].1, "first");
+}
+
+#[test]
+fn a_forgotten_session_is_not_added_again() {
+    let (_dir, mut store) = open();
+    let sessions = [session("a", &["quokka"]), session("b", &["wombat"])];
+    store.apply(&file("/t"), &sessions).unwrap();
+    embed_all(&mut store);
+    assert_eq!(store.forget(&[row(&store, "a")]).unwrap(), 1);
+
+    // The same transcript again, and a copy of it in another file.
+    for (path, sessions) in [("/t", &sessions[..]), ("/u", &sessions[..1])] {
+        let applied = store.apply(&file(path), sessions).unwrap();
+        assert_eq!(
+            applied,
+            Applied {
+                sessions_forgotten: 1,
+                ..Applied::default()
+            },
+            "{path}"
+        );
+        assert!(store.session_row("test", "a").unwrap().is_none());
+        assert!(messages(&store, "a").is_empty());
+        assert!(fts_messages(&store, "quokka").is_empty());
+        assert!(fts_sessions(&store, "quokka").is_empty());
+    }
+    // Other sessions of the file are still applied as usual.
+    let applied = store
+        .apply(&file("/t"), &[sessions[0].clone(), session("b", &["emu"])])
+        .unwrap();
+    assert_eq!(
+        applied,
+        Applied {
+            sessions_forgotten: 1,
+            sessions_updated: 1,
+            messages_changed: 1,
+            ..Applied::default()
+        }
+    );
+    assert_eq!(store.pending_count().unwrap(), 1);
+}
+
+#[test]
+fn files_and_commands_are_replaced_not_appended() {
+    let (_dir, mut store) = open();
+    let mut s = session("a", &["x"]);
+    s.files = vec![FileRecord {
+        path: "src/main.rs".into(),
+        action: "edit",
+        timestamp_ms: 0,
+    }];
+    for _ in 0..2 {
+        store.apply(&file("/t"), &[s.clone()]).unwrap();
+    }
+    let count = |store: &Store| -> i64 {
+        store
+            .conn()
+            .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(count(&store), 1);
+    s.files.clear();
+    store.apply(&file("/t"), &[s]).unwrap();
+    assert_eq!(count(&store), 0);
+}
+
+#[test]
+fn counts_add_up() {
+    let mut total = Applied {
+        sessions_added: 1,
+        messages_added: 2,
+        ..Applied::default()
+    };
+    total.add(&Applied {
+        sessions_added: 1,
+        sessions_updated: 2,
+        sessions_forgotten: 3,
+        sessions_superseded: 4,
+        sessions_orphaned: 5,
+        messages_added: 6,
+        messages_changed: 7,
+        messages_removed: 8,
+    });
+    assert_eq!(
+        total,
+        Applied {
+            sessions_added: 2,
+            sessions_updated: 2,
+            sessions_forgotten: 3,
+            sessions_superseded: 4,
+            sessions_orphaned: 5,
+            messages_added: 8,
+            messages_changed: 7,
+            messages_removed: 8,
+        }
+    );
+}

@@ -28,12 +28,56 @@ impl Bar {
     /// A bar on stderr.
     pub(crate) fn new() -> Bar {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        // The rate and the time left are taken over the whole run so far, not
+        // the last few steps: texts vary in length, so a recent rate swings.
         if let Ok(style) = ProgressStyle::with_template(
-            "{spinner} {msg:12} [{bar:30}] {pos}/{len} {elapsed} ({per_sec}, about {eta} left)",
+            "{spinner} {msg:12} [{bar:30}] {pos}/{len} {elapsed} ({rate}, about {left} left)",
         ) {
+            let style = style
+                .with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.1}/s", average_rate(state));
+                    },
+                )
+                .with_key(
+                    "left",
+                    |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let rate = average_rate(state);
+                        let rest = state.len().unwrap_or(0).saturating_sub(state.pos());
+                        match rest as f64 / rate {
+                            secs if rate > 0.0 && secs.is_finite() => {
+                                let _ = write!(w, "{}", left(secs));
+                            }
+                            _ => {
+                                let _ = write!(w, "?");
+                            }
+                        }
+                    },
+                );
             bar.set_style(style.progress_chars("=> "));
         }
         Bar { bar }
+    }
+}
+
+/// Steps per second over the whole run so far.
+fn average_rate(state: &indicatif::ProgressState) -> f64 {
+    let secs = state.elapsed().as_secs_f64();
+    if secs > 0.0 {
+        state.pos() as f64 / secs
+    } else {
+        0.0
+    }
+}
+
+/// A duration left, for people: `40s`, `3m`, `1h 20m`.
+fn left(secs: f64) -> String {
+    let s = secs.round() as u64;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m", s.div_ceil(60)),
+        _ => format!("{}h {}m", s / 3600, (s % 3600) / 60),
     }
 }
 
@@ -387,3 +431,17 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
 pub(crate) const SCRUB_PENDING: &str =
     "another process kept the database's write-ahead log open, so removed text may still be in \
      `index.sqlite-wal`; the next `deja index` or `deja forget` finishes the scrub";
+
+#[cfg(test)]
+mod progress_tests {
+    use super::left;
+
+    #[test]
+    fn time_left_reads_as_people_say_it() {
+        assert_eq!(left(4.4), "4s");
+        assert_eq!(left(59.0), "59s");
+        assert_eq!(left(61.0), "2m");
+        assert_eq!(left(3600.0), "1h 0m");
+        assert_eq!(left(4_830.0), "1h 20m");
+    }
+}

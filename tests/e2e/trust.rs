@@ -401,7 +401,8 @@ fn changing_redaction_patterns_rereads_and_leaves_the_secret_in_no_file() {
 fn a_transcript_changed_with_the_redaction_settings_in_one_run_is_scrubbed_too() {
     let sb = Sandbox::new();
     sb.config("[embed]\nenabled = false\n");
-    aider_project(&sb, "billing", HISTORY);
+    // The only transcript: no other one is re-read with its content as it
+    // was (which would bring a scrub of its own).
     let history = aider_project(&sb, "deploy", &secret_history());
     sb.index();
     // The scan finds the secret before.
@@ -413,12 +414,31 @@ fn a_transcript_changed_with_the_redaction_settings_in_one_run_is_scrubbed_too()
     grown.push_str("\n#### And the release notes?  \n\nThey are in CHANGES.md now.\n");
     std::fs::write(&history, grown).unwrap();
     sb.config(&format!("[embed]\nenabled = false\n{SECRET_PATTERN}"));
-    let run = sb.index();
+    // A reader in the middle of a read transaction keeps the write-ahead
+    // log: the scrub this run owes cannot finish, and says so.
+    let reader = rusqlite::Connection::open(sb.database()).unwrap();
+    reader
+        .execute_batch("BEGIN; SELECT count(*) FROM messages;")
+        .unwrap();
+    let run = sb.run(&["index", "--json"]);
+    assert_eq!(run.code, 3, "the re-read owes a scrub: {}", run.stderr);
     assert!(
-        run["transcripts"]["changed"].as_u64().unwrap() >= 1,
-        "{run:#}"
+        run.json()["transcripts"]["changed"].as_u64().unwrap() >= 1,
+        "{}",
+        run.stdout
     );
-    // What the session added is stored.
+    assert_eq!(
+        count(&sb, "SELECT count(*) FROM meta WHERE key = 'scrub_pending'"),
+        1
+    );
+    reader.execute_batch("COMMIT").unwrap();
+    drop(reader);
+
+    // The next run finishes it.
+    let run = sb.run(&["index", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["transcripts"]["changed"], 0);
+    // What the session added is stored, redacted.
     let out = sb.ok(&["recall", "--mode", "lexical", "--json", "release notes"]);
     assert!(
         !out.json()["hits"].as_array().unwrap().is_empty(),

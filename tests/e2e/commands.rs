@@ -382,3 +382,28 @@ fn recall_in_an_empty_index_says_so_and_where_to_look() {
     assert!(out.stderr.contains("deja doctor"), "{}", out.stderr);
     assert!(!out.stderr.contains("vector index"), "{}", out.stderr);
 }
+
+#[test]
+fn the_embedding_summary_adds_up_when_two_messages_share_a_text() {
+    let mut sb = Sandbox::new();
+    sb.config_with_model("");
+    let gemini = sb.home.join(".gemini");
+    for (n, id) in [
+        "3a4b5c6d-7342-4d89-826c-b78fc1922f6c",
+        "7e8f9a0b-7342-4d89-826c-b78fc1922f6c",
+    ]
+    .iter()
+    .enumerate()
+    {
+        crate::common::gemini_session(&gemini, &"0".repeat(64), id, n as u32 * 5, 1, "same words");
+    }
+    sb.env("GEMINI_CLI_HOME", sb.home.clone());
+    let out = sb.ok(&["index"]);
+    assert!(
+        out.stderr.contains(
+            "embedded 2 messages as 2 text windows (1 new to the model, 0 from the cache, 1 repeat of a text embedded once in this run)"
+        ),
+        "{}",
+        out.stderr
+    );
+}

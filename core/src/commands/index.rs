@@ -386,13 +386,24 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
     match &embedded {
         // Messages are cut into text windows; each distinct window text is
         // embedded once and cached, so windows = new + cached + repeats.
-        Ok(Some(p)) if p.units > 0 => eprintln!(
-            "embedded {} as {} ({} new to the model, {} from the cache)",
-            plural(p.messages, "message", "messages"),
-            plural(p.units, "text window", "text windows"),
-            p.embedded,
-            p.cached
-        ),
+        Ok(Some(p)) if p.units > 0 => {
+            let repeats = p.units.saturating_sub(p.embedded + p.cached);
+            eprintln!(
+                "embedded {} as {} ({} new to the model, {} from the cache{})",
+                plural(p.messages, "message", "messages"),
+                plural(p.units, "text window", "text windows"),
+                p.embedded,
+                p.cached,
+                if repeats > 0 {
+                    format!(
+                        ", {} of a text embedded once in this run",
+                        plural(repeats, "repeat", "repeats")
+                    )
+                } else {
+                    String::new()
+                }
+            )
+        }
         Ok(_) => {}
         Err(why) => {
             output::warn(&format!(

@@ -12,7 +12,7 @@ use anyhow::{bail, Result};
 use crate::app::App;
 use crate::cli::ForgetArgs;
 use crate::lock::{self, Wait};
-use crate::output::{self, local_short, one_line, Style};
+use crate::output::{self, local_short, Style};
 use crate::{json, ExitStatus};
 use deja_store::query::{SessionRow, Tombstone};
 use deja_store::Store;
@@ -141,19 +141,14 @@ fn print_sessions(rows: &[SessionRow], dry_run: bool, as_json: bool) -> Result<(
         });
     }
     if dry_run {
-        let s = Style::stdout();
-        for r in rows {
-            let about = r.title.as_deref().or(r.first_user.as_deref()).unwrap_or("");
-            println!(
-                "{}  {}  {:<7} {:>4} {}  {}",
-                s.cyan(&r.id),
-                local_short(r.started_at),
-                r.harness,
-                r.message_count,
-                if r.message_count == 1 { "msg " } else { "msgs" },
-                one_line(about, 60)
-            );
-        }
+        // Listed as `deja sessions` lists them, newest first.
+        let mut sorted = rows.to_vec();
+        sorted.sort_by(|a, b| {
+            b.started_at
+                .cmp(&a.started_at)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        super::sessions::print_rows(&sorted);
     }
     Ok(())
 }

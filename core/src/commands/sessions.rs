@@ -25,10 +25,19 @@ pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
         })?;
         return Ok(ExitStatus::Success);
     }
+    print_rows(&rows);
+    if rows.is_empty() {
+        eprintln!("no sessions match");
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// Sessions as `deja sessions` lists them, one line each: id, start,
+/// harness, project, messages, title or first request. Columns line up
+/// across harnesses; on a terminal the project column takes what the line
+/// has room for (up to 40), piped output cuts nothing but the first request.
+pub fn print_rows(rows: &[deja_store::SessionRow]) {
     let s = Style::stdout();
-    // Columns line up across harnesses; on a terminal the project column
-    // takes what the line has room for (up to 40), piped output cuts nothing
-    // but the first request.
     let labels: Vec<String> = rows
         .iter()
         .map(|r| output::project_label(&r.project))
@@ -76,8 +85,4 @@ pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
             s.dim(&gone)
         );
     }
-    if rows.is_empty() {
-        eprintln!("no sessions match");
-    }
-    Ok(ExitStatus::Success)
 }

@@ -407,3 +407,28 @@ fn the_embedding_summary_adds_up_when_two_messages_share_a_text() {
         out.stderr
     );
 }
+
+#[test]
+fn show_names_a_sessions_subagents() {
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    sb.env(
+        "DEJA_CLAUDE_ROOT",
+        crate::common::fixtures().join("golden/claude/13-subagents"),
+    );
+    sb.ok(&["index"]);
+    let list = sb.ok(&["sessions", "--json"]).json();
+    let rows = list["sessions"].as_array().unwrap();
+    let child = rows
+        .iter()
+        .find(|s| s["id"].as_str().is_some_and(|id| id.contains("-agent-")))
+        .expect("a subagent session");
+    let child_id = child["id"].as_str().unwrap();
+    let parent_id = &child_id[..child_id.find("-agent-").unwrap()];
+    let shown = sb.ok(&["show", parent_id]).stdout;
+    let line = shown
+        .lines()
+        .find(|l| l.starts_with("subagents "))
+        .unwrap_or_else(|| panic!("{shown}"));
+    assert!(line.contains(child_id), "{line}");
+}

@@ -135,6 +135,21 @@ pub fn run(app: &App, id: &str, window: Window, as_json: bool) -> Result<ExitSta
     if let Some(p) = &session.parent_id {
         let _ = writeln!(out, "parent    {}", line(p));
     }
+    let children = store.children(&session.id)?;
+    if !children.is_empty() {
+        let ids: Vec<String> = children.iter().take(5).map(|c| line(&c.id)).collect();
+        let more = children.len().saturating_sub(ids.len());
+        let _ = writeln!(
+            out,
+            "subagents {}{}",
+            ids.join(", "),
+            if more > 0 {
+                format!(" (and {more} more)")
+            } else {
+                String::new()
+            }
+        );
+    }
     if let Some(origin) = &row.origin {
         let _ = writeln!(
             out,

@@ -487,6 +487,24 @@ impl Store {
         })
     }
 
+    /// The sessions whose parent is session `id` (a Claude Code session's
+    /// subagents), oldest first.
+    pub fn children(&self, id: &str) -> Result<Vec<SessionRow>> {
+        let mut stmt = self
+            .conn()
+            .prepare(&format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.parent_id = ?1
+                 ORDER BY s.started_at, s.session_id"
+            ))
+            .map_err(|e| self.wrap(e))?;
+        let rows = stmt
+            .query_map([id], session_row)
+            .map_err(|e| self.wrap(e))?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| self.wrap(e))?;
+        Ok(rows)
+    }
+
     /// The row of session `harness`/`id`, if stored.
     pub fn session_row(&self, harness: &str, id: &str) -> Result<Option<SessionRow>> {
         self.conn()

@@ -22,6 +22,28 @@ fn config_prints_values_and_where_they_come_from() {
         out.stdout
     );
     assert!(out.stdout.contains("# $DEJA_HOME"), "{}", out.stdout);
+    // Empty defaults say what they resolve to here; every loaded reader has a section.
+    let models = sb.home.join("data/models/all-MiniLM-L6-v2");
+    assert!(
+        out.stdout.contains(&format!(
+            "model_dir = \"\"  # default, here {}",
+            models.display()
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("name = \"\"  # default, here "),
+        "{}",
+        out.stdout
+    );
+    for h in ["aider", "gemini", "claude", "codex", "qwen"] {
+        assert!(
+            out.stdout.contains(&format!("[harness.{h}]")),
+            "{}",
+            out.stdout
+        );
+    }
     let default = sb.ok(&["config", "--default"]).stdout;
     assert!(default.contains("max_file_bytes = 268435456"));
     // DEJA_HOME moves the store.

@@ -345,8 +345,9 @@ fn read_password_file(path: &Path) -> Result<String> {
     Ok(password)
 }
 
-/// `$USER@<hostname>`.
-fn default_origin(env: &dyn Fn(&str) -> Option<String>) -> String {
+/// `$USER@<hostname>`: the name a machine publishes under when `team.name`
+/// is empty.
+pub fn default_origin(env: &dyn Fn(&str) -> Option<String>) -> String {
     let user = env("USER")
         .or_else(|| env("LOGNAME"))
         .filter(|u| !u.is_empty())

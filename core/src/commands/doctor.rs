@@ -39,12 +39,10 @@ fn human(bytes: u64) -> String {
     }
 }
 
+/// A file's permission bits (`deja_fs::mode`, without the special bits).
 #[cfg(unix)]
 fn mode(path: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path)
-        .ok()
-        .map(|m| m.permissions().mode() & 0o777)
+    deja_fs::mode(path).map(|m| m & 0o777)
 }
 
 /// Runs the command.

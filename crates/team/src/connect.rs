@@ -305,10 +305,7 @@ fn source_name(loaded: &Loaded) -> String {
 }
 
 #[cfg(unix)]
-fn mode(path: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).ok().map(|m| m.permissions().mode())
-}
+use deja_fs::mode;
 
 #[cfg(unix)]
 fn readable_by_others(path: &Path) -> bool {

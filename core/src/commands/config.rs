@@ -67,7 +67,7 @@ fn effective(app: &App, rendered: &str) -> String {
         }
     }
     for h in app.host().harnesses() {
-        if !harnesses.iter().any(|n| n == &h) {
+        if !harnesses.iter().any(|n| *n == h) {
             out.push_str(&format!(
                 "\n[harness.{h}]\nenabled = true  # default\nroots = []  # default\nexclude = []  # default\n"
             ));

@@ -249,13 +249,16 @@ fn a_pushed_session_is_recalled_elsewhere_and_leaves_with_its_tombstone() {
     let mine = ben.ok(&["sessions", "--mine", "--json"]).json();
     assert!(!ids(&mine, "sessions").contains(ana_id), "{mine:#}");
     assert!(!mine["sessions"].as_array().unwrap().is_empty());
-    let none = ben.ok(&[
+    // Ben's own sessions may hold nothing that clears the relevance floor:
+    // "nothing found" (exit 1) is as good as hits, so long as Ana's is not one.
+    let none = ben.run(&[
         "recall",
         "--no-refresh",
         "--mine",
         "--json",
         "tenant predicate",
     ]);
+    assert!(none.code == 0 || none.code == 1, "{}", none.stderr);
     assert!(!none.stdout.contains(ana_id.as_str()), "{}", none.stdout);
     let unknown = ben.run(&["sessions", "--origin", "zed"]);
     assert_eq!(unknown.code, 2);

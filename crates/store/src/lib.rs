@@ -618,11 +618,11 @@ mod tests {
         assert_eq!(cached(&store), ["delta/m1", "shared/m1"]);
     }
 
-    #[test]
-    fn forgotten_text_is_left_in_no_file() {
+    /// A store in a fresh folder with session `a` (a rare word, also in a long
+    /// message) and session `b` (ordinary text).
+    fn forgettable() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("index.sqlite");
-        let mut store = Store::open(&path).unwrap();
+        let mut store = Store::open(&dir.path().join("index.sqlite")).unwrap();
         let long = "zebraquokka ".repeat(2000);
         store
             .apply(
@@ -633,12 +633,15 @@ mod tests {
         store
             .apply(&file("/b", ""), &[session("b", &["an ordinary answer"])])
             .unwrap();
+        (dir, store)
+    }
+
+    #[test]
+    fn forgotten_text_is_left_in_no_file() {
+        let (dir, mut store) = forgettable();
         let rows = vec![store.session_row("test", "a").unwrap().unwrap()];
         store.forget(&rows).unwrap();
-        for entry in std::fs::read_dir(dir.path()).unwrap() {
-            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
-            assert!(!bytes.windows(8).any(|w| w == b"raquokka"));
-        }
+        assert!(!some_file_holds(dir.path(), b"raquokka"));
         assert_eq!(store.sessions(&Default::default(), None).unwrap().len(), 1);
     }
 
@@ -654,19 +657,8 @@ mod tests {
 
     #[test]
     fn a_scrub_a_reader_holds_up_stays_pending_until_a_later_writer_finishes_it() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, mut store) = forgettable();
         let path = dir.path().join("index.sqlite");
-        let mut store = Store::open(&path).unwrap();
-        let long = "zebraquokka ".repeat(2000);
-        store
-            .apply(
-                &file("/a", ""),
-                &[session("a", &["zebraquokka here", &long])],
-            )
-            .unwrap();
-        store
-            .apply(&file("/b", ""), &[session("b", &["an ordinary answer"])])
-            .unwrap();
         assert!(!store.scrub_pending().unwrap());
 
         // A reader in the middle of a read transaction.

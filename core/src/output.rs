@@ -86,14 +86,19 @@ fn color_allowed() -> bool {
 /// A closed pipe ends the process (SIGPIPE), so write errors are not reported.
 pub fn out_text(text: &str) {
     use std::io::Write;
-    let shown = deja_render::term::screen(text, Style::stdout().enabled());
+    // Whether colour is on is decided once per process, not once per line.
+    static STYLES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let styles = *STYLES.get_or_init(|| Style::stdout().enabled());
+    let shown = deja_render::term::screen(text, styles);
     let _ = std::io::stdout().lock().write_all(shown.as_bytes());
 }
 
 /// Writes `text` to stderr through the same filter as [`out_text`].
 pub fn err_text(text: &str) {
     use std::io::Write;
-    let shown = deja_render::term::screen(text, Style::stderr().enabled());
+    static STYLES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let styles = *STYLES.get_or_init(|| Style::stderr().enabled());
+    let shown = deja_render::term::screen(text, styles);
     let _ = std::io::stderr().lock().write_all(shown.as_bytes());
 }
 

@@ -133,7 +133,17 @@ pub struct Context {
     /// Sessions pulled from the team store: listed after this machine's own,
     /// labelled with who published them, or left out.
     pub pulled: Pulled,
+    /// Whether the hooks `deja setup` wires add anything to a session (the
+    /// digest at its start, a note when a command fails).
+    pub inject: bool,
+    /// Agents whose hooks add nothing (`claude`, `codex`, `gemini`, `qwen`).
+    pub inject_off: Vec<String>,
+    /// Most bytes of the note a failing command gets.
+    pub note_max_bytes: usize,
 }
+
+/// The agents `context.inject_off` may name.
+pub const HOOK_AGENTS: [&str; 4] = ["claude", "codex", "gemini", "qwen"];
 
 /// `context.pulled`: where a digest puts sessions pulled from teammates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

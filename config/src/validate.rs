@@ -31,6 +31,7 @@ pub const BOUNDS: &[(&str, i64, i64)] = &[
     ),
     ("mcp.index_interval_secs", 0, 604_800),
     ("context.max_bytes", 256, 1_000_000),
+    ("context.note_max_bytes", 256, 8000),
     ("team.connect_timeout_secs", 1, 600),
     ("team.pull_max_messages", 1, 10_000_000),
     ("team.pull_max_message_bytes", 1, 1_073_741_824),
@@ -232,6 +233,20 @@ pub(crate) fn strings(dotted: &str, v: &Value) -> Result<(), (String, String)> {
 
 /// Bounds that depend on other keys. Errors are (dotted key, message).
 pub(crate) fn validate(c: &Config) -> Result<(), (&'static str, String)> {
+    if let Some(bad) = c
+        .context
+        .inject_off
+        .iter()
+        .find(|a| !crate::schema::HOOK_AGENTS.contains(&a.as_str()))
+    {
+        return Err((
+            "context.inject_off",
+            format!(
+                "`context.inject_off` names agents, one of {}, not `{bad}`",
+                backticked(crate::schema::HOOK_AGENTS.iter().copied())
+            ),
+        ));
+    }
     let e = &c.embed;
     if e.overlap_tokens >= e.max_tokens / 2 {
         return Err((

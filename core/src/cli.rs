@@ -76,8 +76,14 @@ pub enum Command {
         default: bool,
     },
     /// Serve deja's memory to coding agents over the Model Context Protocol (stdio).
-    Mcp,
-    /// Wire deja into a harness: Gemini CLI (MCP server and session-start hook) or aider (digest file).
+    Mcp {
+        /// Also send each answer as structured content (JSON). Off by
+        /// default: agents that hand the model the structured content would
+        /// show it the memory outside its untrusted-memory frame.
+        #[arg(long)]
+        structured: bool,
+    },
+    /// Wire deja into the agents: Claude Code, Codex CLI, Gemini CLI, Qwen Code, OpenCode, aider; none: list them.
     Setup(crate::commands::setup::SetupArgs),
     /// Share sessions with a team through PostgreSQL: push, pull, status.
     Team(crate::commands::team::TeamArgs),

@@ -33,6 +33,7 @@ macro_rules! eprintln {
     };
 }
 
+pub mod agents;
 pub mod app;
 pub mod cli;
 pub mod commands;
@@ -126,7 +127,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         Command::Doctor { json } => commands::doctor::run(&app, json),
         Command::Config { default } => commands::config::run(&app, default),
         Command::Aider { args } => commands::aider::run(&app, &args),
-        Command::Mcp => mcp::run(&app),
+        Command::Mcp { structured } => mcp::run(&app, structured),
         Command::Context(args) => commands::context::run(&app, &args),
         Command::Setup(args) => commands::setup::run(&app, &args),
         Command::Team(args) => commands::team::run(&app, &args),

@@ -34,7 +34,7 @@ def text_of(result):
 
 
 async def main(deja):
-    params = StdioServerParameters(command=deja, args=["mcp"], env=dict(os.environ))
+    params = StdioServerParameters(command=deja, args=["mcp", "--structured"], env=dict(os.environ))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()

@@ -80,10 +80,16 @@ pub(crate) struct Raw {
 }
 
 impl Raw {
+    /// `deja mcp --structured`: answers carry their structured content too.
     pub(crate) fn start(sb: &Sandbox) -> Raw {
+        Raw::start_with(sb, &["mcp", "--structured"])
+    }
+
+    /// `deja ARGS` (an MCP server command line).
+    pub(crate) fn start_with(sb: &Sandbox, args: &[&str]) -> Raw {
         let mut child = sb
             .command()
-            .arg("mcp")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -5,11 +5,10 @@
 //! frame as the MCP server's answers. The same store gives the same digest.
 //! Sessions pulled from teammates come after this machine's own, each
 //! labelled with who published it, or not at all (`context.pulled`); every
-//! stored string goes through `deja_render`. `--hook gemini` answers Gemini
-//! CLI's SessionStart hook protocol.
+//! stored string goes through `deja_render`. `--hook AGENT` answers an agent's
+//! hook instead ([`super::hook`]).
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Result;
 use deja_config::Pulled;
@@ -35,9 +34,12 @@ pub struct ContextArgs {
     /// Most bytes of the digest (default: `context.max_bytes`).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(256..=1_000_000))]
     pub max_bytes: Option<u64>,
-    /// Answer a harness's session-start hook on stdout instead (reads the hook's input on stdin).
-    #[arg(long, value_name = "HARNESS", value_parser = ["gemini"])]
+    /// Answer an agent's hook on stdout instead (reads the hook's input on stdin).
+    #[arg(long, value_name = "AGENT", value_parser = super::hook::AGENTS)]
     pub hook: Option<String>,
+    /// The hook's event (with `--hook`).
+    #[arg(long = "on", value_name = "EVENT", value_enum, default_value = "session-start", requires = "hook")]
+    pub event: super::hook::Event,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -198,7 +200,7 @@ pub fn digest(store: &Store, project: &str, max_bytes: usize, pulled: Pulled) ->
 }
 
 /// The project a directory stands for: its own path, as harnesses record it.
-fn project_of(dir: &Path) -> String {
+pub fn project_of(dir: &Path) -> String {
     std::fs::canonicalize(dir)
         .unwrap_or_else(|_| dir.to_path_buf())
         .to_string_lossy()
@@ -229,45 +231,14 @@ pub fn digest_for(app: &App, project: &str, max_bytes: usize) -> Result<Digest> 
     }
 }
 
-/// Reads the hook's input (JSON on stdin) for its `cwd`.
-fn hook_cwd() -> Option<PathBuf> {
-    let mut input = String::new();
-    std::io::stdin()
-        .take(1 << 20)
-        .read_to_string(&mut input)
-        .ok()?;
-    let v: serde_json::Value = serde_json::from_str(&input).ok()?;
-    v["cwd"].as_str().map(PathBuf::from)
-}
-
 /// Runs the command.
 pub fn run(app: &App, args: &ContextArgs) -> Result<ExitStatus> {
     let max = args
         .max_bytes
         .map(|m| usize::try_from(m).unwrap_or(usize::MAX))
         .unwrap_or(app.config.config.context.max_bytes);
-    if args.hook.is_some() {
-        // Gemini CLI's SessionStart hook: JSON in, JSON out, never blocking
-        // the session: a failure still answers (without context).
-        let dir = args
-            .project
-            .clone()
-            .or_else(|| hook_cwd().map(|d| project_of(&d)))
-            .or_else(|| std::env::current_dir().ok().map(|d| project_of(&d)));
-        let context = dir.and_then(|p| match digest_for(app, &p, max) {
-            Ok(d) => Some(d.text),
-            Err(e) => {
-                eprintln!("deja context: {e:#}");
-                None
-            }
-        });
-        let answer = json::context::Hook {
-            hook_specific_output: context.as_deref().map(|text| json::context::HookOutput {
-                additional_context: text,
-                hook_event_name: "SessionStart",
-            }),
-        };
-        println!("{}", serde_json::to_string(&answer)?);
+    if let Some(agent) = &args.hook {
+        super::hook::run(app, agent, args.event, args.project.as_deref(), max)?;
         return Ok(ExitStatus::Success);
     }
     let project = match &args.project {

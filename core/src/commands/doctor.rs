@@ -406,54 +406,68 @@ fn team(app: &App, store: Option<&Store>, problems: &mut Vec<Problem>) -> out::T
     team
 }
 
-/// What `deja setup` has wired, per harness, with the command that wires it.
+/// What `deja setup` has wired, per agent, with the command that wires it.
 fn wiring(app: &App, problems: &mut Vec<Problem>) -> Vec<out::Wiring> {
-    use super::setup::{self, Wiring};
-    let mut wired = Vec::new();
-    let gemini = match setup::gemini_wiring(&app.paths.home) {
-        Ok(Wiring::Wired) => (
-            "wired",
-            "MCP server and SessionStart hook, as the `deja` extension".to_string(),
-        ),
-        Ok(Wiring::Missing) => (
-            "not wired",
-            "run `deja setup gemini` to add the MCP server and the session-start digest"
-                .to_string(),
-        ),
-        Ok(Wiring::Stale(why)) => {
+    use super::setup::status;
+    let env = match crate::agents::Env::new(app) {
+        Ok(env) => env,
+        Err(e) => {
             problems.push(Problem {
-                what: format!("deja's Gemini CLI extension is out of date: {why}"),
-                fix: "run `deja setup gemini` again".into(),
+                what: format!("cannot check the agents' wiring: {e:#}"),
+                fix: "run deja from its installed path".into(),
             });
-            ("stale", why)
+            return Vec::new();
         }
-        Err(e) => ("unknown", e.to_string()),
     };
-    wired.push(out::Wiring {
-        detail: gemini.1,
-        fix: "deja setup gemini",
-        harness: "gemini",
-        status: gemini.0,
-    });
-    let conf = setup::aider_conf(&app.paths.home);
-    let file = super::aider::context_file(app);
-    let listed = std::fs::read_to_string(&conf)
-        .map(|t| t.contains(file.to_string_lossy().as_ref()))
-        .unwrap_or(false);
-    let aider = if listed {
-        (
-            "wired",
-            format!("`{}` reads the project digest", conf.display()),
-        )
-    } else {
-        ("not wired", "`deja aider` passes the digest itself; run `deja setup aider` for aider started directly".to_string())
-    };
-    wired.push(out::Wiring {
-        detail: aider.1,
-        fix: "deja setup aider",
-        harness: "aider",
-        status: aider.0,
-    });
+    let mut wired = Vec::new();
+    for agent in crate::agents::all() {
+        let found = agent.found(&env);
+        let (state, why) = status(agent, &env);
+        let fix = format!("deja setup {}", agent.name());
+        let p = agent.provides();
+        let gives = [
+            p.mcp.then_some("MCP tools"),
+            p.session_start.map(|_| "session-start digest"),
+            p.failure_notes.then_some("failure notes"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(", ");
+        let detail = match (state, &found) {
+            ("wired", _) => format!("{gives}"),
+            ("stale", _) => {
+                problems.push(Problem {
+                    what: format!(
+                        "deja's wiring of {} is out of date: {}",
+                        agent.title(),
+                        why.clone().unwrap_or_default()
+                    ),
+                    fix: format!("run `{fix}` again"),
+                });
+                why.unwrap_or_default()
+            }
+            ("unknown", _) => why.unwrap_or_default(),
+            (_, Some(at)) => {
+                problems.push(Problem {
+                    what: format!("{} is here ({at}) but does not know deja's memory", agent.title()),
+                    fix: format!("run `{fix}` ({gives})"),
+                });
+                format!("found at {at}; run `{fix}` for {gives}")
+            }
+            (_, None) => "not found on this machine".to_string(),
+        };
+        wired.push(out::Wiring {
+            detail,
+            fix,
+            harness: agent.name(),
+            status: if state == "not wired" && found.is_none() {
+                "not found"
+            } else {
+                state
+            },
+        });
+    }
     wired
 }
 

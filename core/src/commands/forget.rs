@@ -119,6 +119,7 @@ fn select(
                 None => None,
             },
             origin: None,
+            exclude: Vec::new(),
         };
         let matched = store.sessions(&filter, None)?;
         if !matched.is_empty() && ask && !confirm(&matched)? {

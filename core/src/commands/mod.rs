@@ -7,6 +7,7 @@ pub mod config;
 pub mod context;
 pub mod doctor;
 pub mod forget;
+pub mod hook;
 pub mod index;
 pub mod parse;
 pub mod plugins;
@@ -44,6 +45,7 @@ pub fn session_filter(args: &FilterArgs) -> Result<SessionFilter> {
             None if args.mine => Some(origin_filter("", true)),
             None => None,
         },
+        exclude: Vec::new(),
     })
 }
 

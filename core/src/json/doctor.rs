@@ -186,10 +186,10 @@ pub struct Wiring {
     /// What is there, or what to do.
     pub detail: String,
     /// The command that wires it.
-    pub fix: &'static str,
+    pub fix: String,
     /// The harness.
     pub harness: &'static str,
-    /// `wired`, `not wired`, `stale` or `unknown`.
+    /// `wired`, `not wired`, `not found`, `stale` or `unknown`.
     pub status: &'static str,
 }
 
@@ -267,7 +267,7 @@ mod tests {
             },
             wiring: vec![Wiring {
                 detail: "d".into(),
-                fix: "deja setup aider",
+                fix: "deja setup aider".into(),
                 harness: "aider",
                 status: "wired",
             }],

@@ -98,6 +98,27 @@ pub struct AiderState<'a> {
     pub written_sha256: String,
 }
 
+/// `deja setup --json`: one agent, as setup sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Agent {
+    /// What `deja setup AGENT` would change (empty when wired).
+    pub changes: Vec<String>,
+    /// Whether it gets the note when a command fails.
+    pub failure_notes: bool,
+    /// Where it was found; `null` when it is not on this machine.
+    pub found: Option<String>,
+    /// Whether it gets deja's MCP tools.
+    pub mcp: bool,
+    /// The name `deja setup` takes.
+    pub name: &'static str,
+    /// How it gets the digest at session start; `null` when it cannot.
+    pub session_start: Option<&'static str>,
+    /// `wired`, `not wired`, `stale` or `unknown`.
+    pub status: &'static str,
+    /// The agent's own name.
+    pub title: &'static str,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,8 +7,10 @@
 //! - [`tools`]: the tools `recall`, `session` and `sessions`.
 //! - Recalled text is framed as untrusted data and bounded by `deja_render`.
 //! - [`fresh`]: the background index that keeps the store fresh.
+//! - [`own`]: the asking agent's live session, never an answer.
 
 pub mod fresh;
+pub mod own;
 pub mod server;
 pub mod tools;
 
@@ -22,13 +24,14 @@ use crate::app::App;
 use crate::ExitStatus;
 
 /// Serves until the client closes stdin.
-pub fn run(app: &App) -> Result<ExitStatus> {
+pub fn run(app: &App, structured: bool) -> Result<ExitStatus> {
     let c = &app.config.config.mcp;
     let limits = tools::Limits {
         limit: c.limit,
         per_session: c.per_session,
         max_answer_bytes: c.max_answer_bytes,
         min_similarity: app.config.config.recall.min_similarity,
+        exclude: Vec::new(),
     };
     let status = fresh::start(c.index, Duration::from_secs(c.index_interval_secs));
     let shared = Arc::new(server::Shared::new(
@@ -37,6 +40,8 @@ pub fn run(app: &App) -> Result<ExitStatus> {
         app.embed_settings(),
         limits,
         status,
+        own::Own::from_env(),
+        structured,
     ));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -45,6 +45,8 @@ pub struct Shared {
     limits: Limits,
     status: Arc<Status>,
     engine: Mutex<Option<Opened>>,
+    own: super::own::Own,
+    structured: bool,
 }
 
 /// Why a call failed.
@@ -63,6 +65,8 @@ impl Shared {
         settings: Settings,
         limits: Limits,
         status: Arc<Status>,
+        own: super::own::Own,
+        structured: bool,
     ) -> Shared {
         Shared {
             database,
@@ -71,6 +75,8 @@ impl Shared {
             limits,
             status,
             engine: Mutex::new(None),
+            own,
+            structured,
         }
     }
 
@@ -144,18 +150,23 @@ impl Shared {
             Err(e) => return Err(Failure::Tool(format!("the index cannot be read: {e}"))),
         };
         let tool = |e: CallError| Failure::Tool(e.0);
+        // The asking agent's own session is never among the answers.
+        let limits = Limits {
+            exclude: self.own.sessions(opened.engine.store()),
+            ..self.limits.clone()
+        };
         let answer = match name {
             "recall" => {
                 let args = tools::parse(name, arguments).map_err(Failure::Tool)?;
-                tools::recall(&mut opened.engine, args, &self.limits).map_err(tool)?
+                tools::recall(&mut opened.engine, args, &limits).map_err(tool)?
             }
             "session" => {
                 let args = tools::parse(name, arguments).map_err(Failure::Tool)?;
-                tools::session(opened.engine.store(), args, &self.limits).map_err(tool)?
+                tools::session(opened.engine.store(), args, &limits).map_err(tool)?
             }
             _ => {
                 let args = tools::parse(name, arguments).map_err(Failure::Tool)?;
-                tools::sessions(opened.engine.store(), args, &self.limits).map_err(tool)?
+                tools::sessions(opened.engine.store(), args, &limits).map_err(tool)?
             }
         };
         Ok(self.with_progress(answer))
@@ -238,6 +249,7 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let shared = self.shared.clone();
+        let shared_structured = shared.structured;
         let name = request.name.to_string();
         let arguments = request.arguments;
         let outcome = tokio::task::spawn_blocking(move || shared.call(&name, arguments))
@@ -246,7 +258,12 @@ impl ServerHandler for Server {
         match outcome {
             Ok(answer) => {
                 let mut result = CallToolResult::success(vec![ContentBlock::text(answer.text)]);
-                result.structured_content = Some(answer.value);
+                // Some agents hand the model the structured content instead
+                // of the text, and only the text carries the frame: it is
+                // sent to clients that ask for it (`deja mcp --structured`).
+                if shared_structured {
+                    result.structured_content = Some(answer.value);
+                }
                 Ok(result.into())
             }
             Err(Failure::Tool(message)) => {

@@ -96,6 +96,8 @@ pub struct Limits {
     pub max_answer_bytes: usize,
     /// The relevance floor (`recall.min_similarity`).
     pub min_similarity: f64,
+    /// Sessions never answered with (the asking agent's live session).
+    pub exclude: Vec<String>,
 }
 
 /// The tools' JSON Schemas (tool name, description, input schema).
@@ -309,6 +311,7 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
             since: date(&args.since, "since")?,
             until: date(&args.until, "until")?,
             origin: origin(args.origin)?,
+            exclude: limits.exclude.clone(),
         },
         role,
     };
@@ -681,6 +684,7 @@ pub fn sessions(store: &Store, args: SessionsArgs, limits: &Limits) -> Result<An
         since: date(&args.since, "since")?,
         until: None,
         origin: origin(args.origin)?,
+        exclude: limits.exclude.clone(),
     };
     check_scope(store, &filter)?;
     let rows = store

@@ -92,6 +92,9 @@ pub struct SessionFilter {
     pub until: Option<i64>,
     /// Only sessions of this origin.
     pub origin: Option<Origin>,
+    /// Never these sessions (by session id or the harness's own id): the
+    /// live session of the agent that asks, for one.
+    pub exclude: Vec<String>,
 }
 
 /// Whose sessions a filter keeps.
@@ -114,12 +117,14 @@ impl SessionFilter {
             since,
             until,
             origin,
+            exclude,
         } = self;
         harness.is_none()
             && project.is_none()
             && since.is_none()
             && until.is_none()
             && origin.is_none()
+            && exclude.is_empty()
     }
 
     /// The SQL condition (on the `sessions` table aliased `s`) and its parameters.
@@ -166,6 +171,11 @@ impl SessionFilter {
         if let Some(t) = self.until {
             args.push(Value::Integer(t));
             conds.push(format!("s.started_at < ?{}", args.len()));
+        }
+        for id in &self.exclude {
+            args.push(Value::Text(id.clone()));
+            let n = args.len();
+            conds.push(format!("s.session_id <> ?{n} AND s.native_id <> ?{n}"));
         }
         match &self.origin {
             None => {}

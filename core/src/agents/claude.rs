@@ -1,0 +1,101 @@
+//! Claude Code: deja's MCP server at user scope (`mcpServers.deja` in
+//! `~/.claude.json`, what `claude mcp add -s user` writes), its tools allowed
+//! (`permissions.allow`), and two hooks in `~/.claude/settings.json`: the
+//! project's digest at every SessionStart (startup, resume, clear and after
+//! compaction) and a note when a Bash command fails that an earlier session
+//! met (PostToolUseFailure). `$CLAUDE_CONFIG_DIR` moves both files, as it
+//! does for Claude Code.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use serde_json::{json, Value};
+
+use super::edit::{Entry, FileWiring, Kind};
+use super::{Agent, Env, Provides};
+
+/// Claude Code's folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+pub fn config_dir(env: &Env) -> PathBuf {
+    super::env_path("CLAUDE_CONFIG_DIR").unwrap_or_else(|| env.home().join(".claude"))
+}
+
+/// The file of user-scope MCP servers: `.claude.json` in
+/// `$CLAUDE_CONFIG_DIR`, else in the home folder.
+pub fn global_config(env: &Env) -> PathBuf {
+    super::env_path("CLAUDE_CONFIG_DIR")
+        .unwrap_or_else(|| env.home().to_path_buf())
+        .join(".claude.json")
+}
+
+fn is_deja_hook(v: &Value) -> bool {
+    v.to_string().contains(" context --hook claude")
+}
+
+fn is_allow(v: &Value) -> bool {
+    v == "mcp__deja"
+}
+
+/// Claude Code.
+pub struct Claude;
+
+impl Agent for Claude {
+    fn name(&self) -> &'static str {
+        "claude"
+    }
+    fn title(&self) -> &'static str {
+        "Claude Code"
+    }
+    fn provides(&self) -> Provides {
+        Provides {
+            mcp: true,
+            session_start: Some("SessionStart hook (startup, resume, clear, compact)"),
+            failure_notes: true,
+        }
+    }
+    fn found(&self, env: &Env) -> Option<String> {
+        super::found_at(&config_dir(env), "claude")
+    }
+    fn files(&self, env: &Env) -> Result<Vec<FileWiring>> {
+        let server = json!({
+            "type": "stdio",
+            "command": env.exe_text(),
+            "args": ["mcp"],
+            "env": super::server_env_json(),
+        });
+        let hook = |args: &str, timeout: u64| {
+            json!({"type": "command", "command": env.command(args), "timeout": timeout})
+        };
+        Ok(vec![
+            FileWiring {
+                path: global_config(env),
+                kind: Kind::Json(vec![Entry::Key {
+                    path: vec!["mcpServers", "deja"],
+                    value: server,
+                }]),
+            },
+            FileWiring {
+                path: config_dir(env).join("settings.json"),
+                kind: Kind::Json(vec![
+                    Entry::Item {
+                        path: vec!["permissions", "allow"],
+                        value: json!("mcp__deja"),
+                        ours: is_allow,
+                    },
+                    Entry::Item {
+                        path: vec!["hooks", "SessionStart"],
+                        value: json!({"hooks": [hook("context --hook claude", 10)]}),
+                        ours: is_deja_hook,
+                    },
+                    Entry::Item {
+                        path: vec!["hooks", "PostToolUseFailure"],
+                        value: json!({
+                            "matcher": "Bash",
+                            "hooks": [hook("context --hook claude --on tool-failure", 5)],
+                        }),
+                        ours: is_deja_hook,
+                    },
+                ]),
+            },
+        ])
+    }
+}

@@ -1,0 +1,241 @@
+//! The agents deja wires its memory into, one module each behind one
+//! interface ([`Agent`]: found, apply, undo, check), so that `deja setup`,
+//! `deja doctor` and the uninstaller iterate over agents instead of naming
+//! them.
+//!
+//! What an agent gets, where it has the mechanism: deja's MCP server (`deja
+//! mcp`), the project's digest at session start (`deja context --hook
+//! AGENT`), and a short note when a command fails that an earlier session
+//! met (`deja context --hook AGENT --on tool-failure`). The settings-file
+//! agents (Claude Code, Codex CLI, Qwen Code, OpenCode) change their files
+//! through [`edit`], the one mechanism that also takes the change back.
+
+pub mod aider;
+pub mod claude;
+pub mod codex;
+pub mod edit;
+pub mod gemini;
+pub mod json_doc;
+pub mod opencode;
+pub mod qwen;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::app::App;
+
+/// What one agent's wiring looks like now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wiring {
+    /// Everything setup would write is there, as it would write it.
+    Wired,
+    /// Not there.
+    Missing,
+    /// There, but different (another deja, an older version, edited).
+    Stale(String),
+}
+
+/// What an agent is given, for `deja setup` and the README's matrix.
+#[derive(Debug, Clone, Copy)]
+pub struct Provides {
+    /// deja's MCP tools.
+    pub mcp: bool,
+    /// The project's digest at session start (and how).
+    pub session_start: Option<&'static str>,
+    /// A note when a failing command matches an earlier session.
+    pub failure_notes: bool,
+}
+
+/// What the agents need to know about this deja.
+pub struct Env<'a> {
+    /// The app (paths, config).
+    pub app: &'a App,
+    /// This executable, absolute.
+    pub exe: PathBuf,
+}
+
+impl<'a> Env<'a> {
+    /// The environment of this deja.
+    pub fn new(app: &'a App) -> Result<Env<'a>> {
+        Ok(Env {
+            app,
+            exe: this_exe()?,
+        })
+    }
+
+    /// The home folder.
+    pub fn home(&self) -> &Path {
+        &self.app.paths.home
+    }
+
+    /// This executable as text.
+    pub fn exe_text(&self) -> String {
+        self.exe.to_string_lossy().into_owned()
+    }
+
+    /// The folder of an agent's undo records.
+    pub fn state(&self, agent: &str) -> PathBuf {
+        edit::state_dir(&self.app.paths.data_dir, agent)
+    }
+
+    /// The shell command that runs `deja ARGS` with deja's own variables.
+    pub fn command(&self, args: &str) -> String {
+        Env::command_for(&self.exe, args)
+    }
+
+    /// The shell command that runs `EXE ARGS` with deja's own variables.
+    pub fn command_for(exe: &Path, args: &str) -> String {
+        let prefix: String = server_env()
+            .iter()
+            .map(|(k, v)| format!("{k}={} ", shell_quote(v)))
+            .collect();
+        format!("{prefix}{} {args}", shell_quote(&exe.to_string_lossy()))
+    }
+}
+
+/// One agent deja can wire.
+pub trait Agent: Sync {
+    /// The name `deja setup` takes (`claude`).
+    fn name(&self) -> &'static str;
+    /// The agent's own name (`Claude Code`).
+    fn title(&self) -> &'static str;
+    /// What setup gives it.
+    fn provides(&self) -> Provides;
+    /// Where it was found on this machine (its settings folder, or its
+    /// program on `PATH`); `None` when it is not here.
+    fn found(&self, env: &Env) -> Option<String>;
+    /// The settings files setup changes and deja's part in each (empty for
+    /// agents wired another way, which override the methods below).
+    fn files(&self, _env: &Env) -> Result<Vec<edit::FileWiring>> {
+        Ok(Vec::new())
+    }
+    /// Wires deja in; returns what changed (with `dry_run`, what would).
+    fn apply(&self, env: &Env, dry_run: bool) -> Result<Vec<String>> {
+        let state = env.state(self.name());
+        let mut changes = Vec::new();
+        for f in self.files(env)? {
+            changes.extend(edit::apply(&f, &state, dry_run)?);
+        }
+        Ok(changes)
+    }
+    /// Takes deja's wiring out; returns what changed (with `dry_run`, what
+    /// would).
+    fn undo(&self, env: &Env, dry_run: bool) -> Result<Vec<String>> {
+        let state = env.state(self.name());
+        let mut changes = Vec::new();
+        for f in self.files(env)? {
+            changes.extend(edit::undo(&f, &state, dry_run)?);
+        }
+        Ok(changes)
+    }
+    /// What the wiring looks like now.
+    fn check(&self, env: &Env) -> Result<Wiring> {
+        let files = self.files(env)?;
+        let mut missing = 0;
+        let mut why = Vec::new();
+        for f in &files {
+            if !edit::is_wired(&f)? {
+                missing += 1;
+                why.push(format!("`{}` lacks deja's entries", f.path.display()));
+            }
+        }
+        let state = env.state(self.name());
+        Ok(if missing == 0 {
+            Wiring::Wired
+        } else if missing == files.len() && !state.exists() {
+            Wiring::Missing
+        } else {
+            Wiring::Stale(why.join("; "))
+        })
+    }
+    /// A line to show after wiring (a step the agent needs of the user).
+    fn hint(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// Every agent deja can wire, in the order `deja setup` lists them.
+pub fn all() -> [&'static dyn Agent; 6] {
+    [
+        &claude::Claude,
+        &codex::Codex,
+        &gemini::Gemini,
+        &qwen::Qwen,
+        &opencode::OpenCode,
+        &aider::Aider,
+    ]
+}
+
+/// The agent of that name.
+pub fn by_name(name: &str) -> Option<&'static dyn Agent> {
+    all().into_iter().find(|a| a.name() == name)
+}
+
+/// This executable, absolute.
+pub fn this_exe() -> Result<PathBuf> {
+    let exe = std::env::current_exe().context("cannot find deja's own executable")?;
+    Ok(std::fs::canonicalize(&exe).unwrap_or(exe))
+}
+
+/// Single-quotes `s` for a POSIX shell.
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The variables that move deja's config and store, and those that tell the
+/// readers where transcripts are: agents hand their MCP servers and hooks
+/// only some variables, so these travel explicitly.
+pub fn server_env() -> BTreeMap<&'static str, String> {
+    let mut env = BTreeMap::new();
+    for key in [
+        "DEJA_HOME",
+        "DEJA_CONFIG",
+        "DEJA_PLUGIN_DIR",
+        "DEJA_AIDER_ROOTS",
+        "DEJA_GEMINI_ROOT",
+        "DEJA_CLAUDE_ROOT",
+        "DEJA_CODEX_ROOT",
+        "DEJA_QWEN_ROOT",
+    ] {
+        if let Some(v) = std::env::var_os(key).filter(|v| !v.is_empty()) {
+            env.insert(key, v.to_string_lossy().into_owned());
+        }
+    }
+    env
+}
+
+/// [`server_env`] as a JSON object.
+pub fn server_env_json() -> serde_json::Value {
+    serde_json::Value::Object(
+        server_env()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), serde_json::Value::String(v)))
+            .collect(),
+    )
+}
+
+/// Whether `program` is on `PATH`; its path when it is.
+pub fn on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}
+
+/// Where an agent is found: its folder when it exists, else its program on
+/// `PATH`.
+pub fn found_at(dir: &Path, program: &str) -> Option<String> {
+    if dir.is_dir() {
+        return Some(dir.display().to_string());
+    }
+    on_path(program).map(|p| format!("{} on PATH", p.display()))
+}
+
+/// The value of a non-empty environment variable.
+pub fn env_path(key: &str) -> Option<PathBuf> {
+    std::env::var_os(key)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}

@@ -1,0 +1,333 @@
+//! `deja context --hook AGENT [--on EVENT]`: the answer to an agent's hook,
+//! JSON in on stdin and JSON out on stdout, never blocking the session (a
+//! failure still answers, with nothing added).
+//!
+//! - `session-start` (the default): the project's digest, for Claude Code,
+//!   Codex CLI, Gemini CLI and Qwen Code's SessionStart hooks.
+//! - `tool-failure`: when a command fails (Claude Code's and Qwen Code's
+//!   PostToolUseFailure), the error is looked up by its words alone (no model
+//!   loads) in earlier sessions; when one met the same error, a short framed
+//!   note names it and what was done next. At most once per error text per
+//!   session, bounded by `context.note_max_bytes`, silent when nothing
+//!   matches, and never about the session that asks.
+//!
+//! `context.inject = false` (or the agent in `context.inject_off`) makes
+//! every hook answer empty.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use deja_model::Role;
+use deja_recall::engine::{Engine, Query};
+use deja_config::Mode;
+use deja_recall::{Candidates, Tuning};
+use deja_render::frame;
+use deja_store::{Origin, SessionFilter, Store};
+use serde_json::Value;
+
+use crate::app::App;
+use crate::json;
+
+/// The agents whose hooks deja answers.
+pub const AGENTS: [&str; 4] = ["claude", "codex", "gemini", "qwen"];
+
+/// The hook events deja answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Event {
+    /// A session starts (or resumes, clears, compacts): the project's digest.
+    SessionStart,
+    /// A tool call failed: a note when an earlier session met the error.
+    ToolFailure,
+}
+
+/// Most bytes of the hook's input read.
+const MAX_INPUT: u64 = 1 << 20;
+/// Most bytes of the error text looked up.
+const MAX_ERROR: usize = 2000;
+/// Fewest distinct words an error must have to be looked up.
+const MIN_TERMS: usize = 3;
+/// Share of the error's words a message must hold to be the same error.
+const MIN_SHARE: f64 = 0.6;
+
+/// What the agent sent.
+#[derive(Debug, Default)]
+pub struct Input {
+    /// The hook's JSON (`Value::Null` when none could be read).
+    pub json: Value,
+}
+
+impl Input {
+    /// Reads the hook's input from stdin.
+    pub fn read() -> Input {
+        let mut text = String::new();
+        let _ = std::io::stdin().take(MAX_INPUT).read_to_string(&mut text);
+        Input {
+            json: serde_json::from_str(&text).unwrap_or(Value::Null),
+        }
+    }
+
+    fn str(&self, key: &str) -> Option<&str> {
+        self.json[key].as_str().filter(|s| !s.trim().is_empty())
+    }
+
+    /// The session's working folder.
+    pub fn cwd(&self) -> Option<PathBuf> {
+        self.str("cwd").map(PathBuf::from)
+    }
+
+    /// The harness's id of the session that asks.
+    pub fn session_id(&self) -> Option<&str> {
+        self.str("session_id")
+    }
+
+    /// The failure's text: the `error` field, else a tool response's stderr.
+    pub fn error(&self) -> Option<String> {
+        let e = self
+            .str("error")
+            .map(str::to_string)
+            .or_else(|| self.json["tool_response"]["stderr"].as_str().map(str::to_string))?;
+        Some(e)
+    }
+}
+
+/// Whether hooks of `agent` may add anything.
+pub fn inject(app: &App, agent: &str) -> bool {
+    let c = &app.config.config.context;
+    c.inject && !c.inject_off.iter().any(|a| a == agent)
+}
+
+/// The answer to a hook: `{"hookSpecificOutput": {...}}`, or `{}`.
+pub fn answer(event: &str, context: Option<&str>) -> Result<String> {
+    let answer = json::context::Hook {
+        hook_specific_output: context.map(|text| json::context::HookOutput {
+            additional_context: text,
+            hook_event_name: event,
+        }),
+    };
+    Ok(serde_json::to_string(&answer)?)
+}
+
+/// The lines of an error that say what went wrong: those that name an
+/// error or failure, else the last few, within [`MAX_ERROR`] bytes.
+pub fn error_lines(error: &str) -> String {
+    let lines: Vec<&str> = error
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let telling: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| {
+            let l = l.to_ascii_lowercase();
+            ["error", "exception", "failed", "fatal", "panicked", "cannot", "not found", "denied"]
+                .iter()
+                .any(|w| l.contains(w))
+        })
+        .collect();
+    let chosen = if telling.is_empty() {
+        lines[lines.len().saturating_sub(3)..].to_vec()
+    } else {
+        telling
+    };
+    let mut out = chosen.join("\n");
+    if out.len() > MAX_ERROR {
+        out = frame::cut(&out, MAX_ERROR).to_string();
+    }
+    out
+}
+
+/// Distinct lower-case words of `text` worth matching (no numbers alone).
+fn words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = deja_recall::lexical::terms(text)
+        .into_iter()
+        .map(|t| t.to_lowercase())
+        .filter(|t| t.chars().count() >= 3 && !t.chars().all(|c| c.is_ascii_digit()))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether `text` holds enough of `terms` to be the same error.
+fn same_error(terms: &[String], text: &str) -> bool {
+    let have: std::collections::HashSet<String> = words(text).into_iter().collect();
+    let found = terms.iter().filter(|t| have.contains(*t)).count();
+    found as f64 >= (terms.len() as f64 * MIN_SHARE).ceil()
+}
+
+/// The file that records which errors a session was already told about.
+fn seen_file(app: &App, agent: &str, session: &str) -> PathBuf {
+    let key = deja_model::sha256_hex(format!("{agent}\0{session}").as_bytes());
+    app.paths
+        .data_dir
+        .join("hooks")
+        .join(format!("{agent}-{}", &key[..16]))
+}
+
+/// Records `error` for `session`; false when it was recorded already.
+fn first_time(path: &Path, error: &str) -> bool {
+    let hash = deja_model::sha256_hex(error.as_bytes());
+    let seen = std::fs::read_to_string(path).unwrap_or_default();
+    if seen.lines().any(|l| l == hash) {
+        return false;
+    }
+    if let Some(dir) = path.parent() {
+        let _ = deja_store::create_private_dir(dir);
+    }
+    let _ = deja_fs::atomic_write(path, format!("{seen}{hash}\n").as_bytes());
+    true
+}
+
+/// The note for a failed command, when an earlier session met its error.
+pub fn failure_note(app: &App, agent: &str, input: &Input, max_bytes: usize) -> Result<Option<String>> {
+    let Some(error) = input.error() else {
+        return Ok(None);
+    };
+    let query = error_lines(&error);
+    let terms = words(&query);
+    if terms.len() < MIN_TERMS {
+        return Ok(None);
+    }
+    let store = match Store::open_read(&app.paths.database()) {
+        Ok(s) => s,
+        Err(_) => return Ok(None),
+    };
+    let mut exclude = Vec::new();
+    if let Some(id) = input.session_id() {
+        exclude.push(id.to_string());
+    }
+    let scope = Candidates {
+        filter: SessionFilter {
+            origin: Some(Origin::Mine),
+            exclude,
+            ..SessionFilter::default()
+        },
+        role: None,
+    };
+    let mut engine = Engine::open(store, &app.paths.vectors(), None);
+    let answer = engine.recall(&Query {
+        text: &query,
+        mode: Mode::Lexical,
+        scope: &scope,
+        limit: 5,
+        tuning: Tuning::default(),
+        per_session: Some(1),
+    })?;
+    let Some(hit) = answer.hits.iter().find(|h| same_error(&terms, &h.text)) else {
+        return Ok(None);
+    };
+    if let Some(session) = input.session_id() {
+        if !first_time(&seen_file(app, agent, session), &query) {
+            return Ok(None);
+        }
+    }
+    // What was done next: the agent's next message after the hit.
+    let store = engine.store();
+    let next = store
+        .session_row(&hit.harness, &hit.session_id)?
+        .map(|row| store.load_session(&row))
+        .transpose()?
+        .and_then(|s| {
+            s.messages
+                .into_iter()
+                .skip(usize::try_from(hit.message_index).unwrap_or(0) + 1)
+                .find(|m| m.role == Role::Assistant)
+                .map(|m| m.text)
+        });
+    let date = chrono::DateTime::from_timestamp_millis(hit.started_at)
+        .map(|d| d.format("%Y-%m-%d").to_string())
+        .unwrap_or_default();
+    let head = format!(
+        "deja: an earlier session met this error: {} ({}, {date}). Read it with deja's `session` tool or `deja show {}`.\n",
+        frame::field(&hit.session_id),
+        frame::field(&hit.harness),
+        frame::field(&hit.session_id),
+    );
+    let quote = |label: &str, text: &str, room: usize| {
+        let one = deja_model::one_line(text, room);
+        format!("{label}: {}\n", frame::untrusted(frame::cut(&one, room)))
+    };
+    let room = max_bytes.saturating_sub(head.len() + frame::open().len() + frame::close().len() + 40) / 2;
+    let mut body = quote("there", &hit.text, room);
+    if let Some(next) = &next {
+        body.push_str(&quote("what was done", &next, room));
+    }
+    let note = format!("{head}{}{body}{}", frame::open(), frame::close());
+    Ok(Some(frame::cut(&note, max_bytes).to_string()))
+}
+
+/// Runs the hook: prints its answer (always, `{}` when there is nothing to add).
+pub fn run(app: &App, agent: &str, event: Event, project: Option<&str>, max_bytes: usize) -> Result<()> {
+    let input = Input::read();
+    let text = if !inject(app, agent) {
+        None
+    } else {
+        match event {
+            Event::SessionStart => {
+                let dir = project
+                    .map(PathBuf::from)
+                    .or_else(|| input.cwd())
+                    .or_else(|| std::env::current_dir().ok());
+                dir.and_then(|d| {
+                    match super::context::digest_for(app, &super::context::project_of(&d), max_bytes) {
+                        Ok(d) => Some(d.text),
+                        Err(e) => {
+                            eprintln!("deja context: {e:#}");
+                            None
+                        }
+                    }
+                })
+            }
+            Event::ToolFailure => {
+                let cap = app.config.config.context.note_max_bytes;
+                match failure_note(app, agent, &input, cap) {
+                    Ok(note) => note,
+                    Err(e) => {
+                        eprintln!("deja context: {e:#}");
+                        None
+                    }
+                }
+            }
+        }
+    };
+    let name = match event {
+        Event::SessionStart => "SessionStart",
+        Event::ToolFailure => "PostToolUseFailure",
+    };
+    println!("{}", answer(name, text.as_deref())?);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_telling_lines_of_an_error_are_looked_up() {
+        let e = "Traceback (most recent call last):\n  File \"x.py\", line 3\n    foo()\nNameError: name 'foo' is not defined\n";
+        assert_eq!(error_lines(e), "NameError: name 'foo' is not defined");
+        assert_eq!(error_lines("a\nb\nc\nd\n"), "b\nc\nd");
+        assert!(error_lines(&"error ".repeat(1000)).len() <= MAX_ERROR);
+    }
+
+    #[test]
+    fn the_same_error_shares_most_of_its_words() {
+        let terms = words("psycopg2.errors.UndefinedColumn: column \"tenant_id\" does not exist");
+        assert!(terms.len() >= MIN_TERMS, "{terms:?}");
+        assert!(same_error(
+            &terms,
+            "I ran it and got psycopg2.errors.UndefinedColumn: column \"tenant_id\" does not exist at line 4"
+        ));
+        assert!(!same_error(&terms, "the tenant column was renamed"));
+    }
+
+    #[test]
+    fn an_empty_answer_is_an_empty_object() {
+        assert_eq!(answer("SessionStart", None).unwrap(), "{}");
+        let a: Value = serde_json::from_str(&answer("PostToolUseFailure", Some("n")).unwrap()).unwrap();
+        assert_eq!(a["hookSpecificOutput"]["hookEventName"], "PostToolUseFailure");
+        assert_eq!(a["hookSpecificOutput"]["additionalContext"], "n");
+    }
+}

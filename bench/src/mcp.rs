@@ -159,6 +159,46 @@ pub fn hook_latency(env: &BenchEnv, project_dir: &str, runs: usize) -> Result<(f
     Ok(percentiles(times))
 }
 
+/// Cold `deja context --hook claude --on tool-failure` processes, each as a
+/// new session whose command failed with `error`: (p50 ms, p95 ms, whether
+/// a note came back).
+pub fn failure_hook_latency(env: &BenchEnv, error: &str, runs: usize) -> Result<(f64, f64, bool)> {
+    let mut times = Vec::new();
+    let mut noted = false;
+    for i in 0..runs {
+        let input = json!({
+            "session_id": format!("bench-failure-{i}"),
+            "transcript_path": "/dev/null",
+            "cwd": "/tmp",
+            "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash",
+            "tool_input": {"command": "make test"},
+            "error": error,
+        })
+        .to_string();
+        let started = Instant::now();
+        let mut child = env
+            .command()
+            .args(["context", "--hook", "claude", "--on", "tool-failure"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        child
+            .stdin
+            .take()
+            .context("no stdin")?
+            .write_all(input.as_bytes())?;
+        let out = child.wait_with_output()?;
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+        let v: Value =
+            serde_json::from_slice(&out.stdout).context("the hook's answer is not JSON")?;
+        noted |= v["hookSpecificOutput"]["additionalContext"].is_string();
+    }
+    let (p50, p95) = percentiles(times);
+    Ok((p50, p95, noted))
+}
+
 /// A project directory of the store (the hook's `cwd`).
 pub fn project_dir(store: &deja_store::Store) -> Result<String> {
     store

@@ -180,16 +180,16 @@ pub fn quality_tables(r: &QualityReport, cold: Option<(f64, f64, u64)>) -> Strin
 /// The table of the synthetic-vector scale runs.
 pub fn scale_table(rows: &[Scale]) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "| messages | units | index s (embeddings off) | msg/s | index peak RSS MB | re-index ms | re-index / index | vectors written + usearch built s | cold hybrid `deja recall` p50 / p95 ms | recall peak RSS MB | cold lexical p50 / p95 ms | in-process hybrid p50 / p95 ms | store on disk MB | `recall` via `deja mcp` p50 / p95 ms | server peak RSS MB | SessionStart hook (cold) p50 / p95 ms |");
+    let _ = writeln!(s, "| messages | units | index s (embeddings off) | msg/s | index peak RSS MB | re-index ms | re-index / index | vectors written + usearch built s | cold hybrid `deja recall` p50 / p95 ms | recall peak RSS MB | cold lexical p50 / p95 ms | in-process hybrid p50 / p95 ms | store on disk MB | `recall` via `deja mcp` p50 / p95 ms | server peak RSS MB | SessionStart hook (cold) p50 / p95 ms | failure-note hook (cold) p50 / p95 ms, note |");
     let _ = writeln!(
         s,
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     for t in rows {
         let secs = t.index.wall.as_secs_f64();
         let _ = writeln!(
             s,
-            "| {} | {} | {:.1} | {:.0} | {:.0} | {:.0} | {:.2}% | {:.1} | {:.0} / {:.0} | {:.0} | {:.0} / {:.0} | {:.1} / {:.1} | {:.1} | {:.1} / {:.1} | {:.0} | {:.0} / {:.0} |",
+            "| {} | {} | {:.1} | {:.0} | {:.0} | {:.0} | {:.2}% | {:.1} | {:.0} / {:.0} | {:.0} | {:.0} / {:.0} | {:.1} / {:.1} | {:.1} | {:.1} / {:.1} | {:.0} | {:.0} / {:.0} | {:.0} / {:.0}, {} |",
             t.stored,
             t.units,
             secs,
@@ -211,6 +211,9 @@ pub fn scale_table(rows: &[Scale]) -> String {
             mb(t.mcp.2),
             t.hook.0,
             t.hook.1,
+            t.failure_hook.0,
+            t.failure_hook.1,
+            if t.failure_hook.2 { "given" } else { "none" },
         );
     }
     s

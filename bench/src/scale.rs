@@ -49,7 +49,14 @@ pub struct Scale {
     pub mcp: (f64, f64, u64),
     /// Cold `deja context --hook gemini`: (p50 ms, p95 ms).
     pub hook: (f64, f64),
+    /// Cold failure-note hook (`--on tool-failure`) on an error the corpus
+    /// holds: (p50 ms, p95 ms, whether a note came back).
+    pub failure_hook: (f64, f64, bool),
 }
+
+/// An error line the generated corpus holds (its Go snippets).
+const CORPUS_ERROR: &str =
+    "exit status 1\nerror: if err != nil { return fmt.Errorf(\"load config: %w\", err) }";
 
 /// Runs the measurements at `messages`.
 pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) -> Result<Scale> {
@@ -85,6 +92,7 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) 
     env.configure("[mcp]\nindex = false\n")?;
     let mcp = crate::mcp::server_latency(&env, 3)?;
     let hook = crate::mcp::hook_latency(&env, &project, cold_runs)?;
+    let failure_hook = crate::mcp::failure_hook_latency(&env, CORPUS_ERROR, cold_runs)?;
     Ok(Scale {
         stored,
         units,
@@ -97,6 +105,7 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) 
         disk: env.store_size(),
         mcp,
         hook,
+        failure_hook,
     })
 }
 

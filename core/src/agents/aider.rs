@@ -731,7 +731,11 @@ impl Agent for Aider {
         let listed = std::fs::read_to_string(&conf)
             .map(|t| t.contains(file.to_string_lossy().as_ref()))
             .unwrap_or(false);
-        Ok(if listed { Wiring::Wired } else { Wiring::Missing })
+        Ok(if listed {
+            Wiring::Wired
+        } else {
+            Wiring::Missing
+        })
     }
 }
 

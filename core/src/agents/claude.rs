@@ -62,9 +62,7 @@ impl Agent for Claude {
             "args": ["mcp"],
             "env": super::server_env_json(),
         });
-        let hook = |args: &str, timeout: u64| {
-            json!({"type": "command", "command": env.command(args), "timeout": timeout})
-        };
+        let hook = |args: &str, timeout: u64| json!({"type": "command", "command": env.command(args), "timeout": timeout});
         Ok(vec![
             FileWiring {
                 path: global_config(env),

@@ -157,7 +157,11 @@ fn object_at<'a>(file: &Path, root: &'a mut Json, path: &[&str]) -> Result<&'a m
         }
         v = match v.get_mut(k) {
             Some(next) => next,
-            None => bail!("`{}`: cannot add `{}`", file.display(), path[..=i].join(".")),
+            None => bail!(
+                "`{}`: cannot add `{}`",
+                file.display(),
+                path[..=i].join(".")
+            ),
         };
         if !matches!(v, Json::Object(_)) {
             bail!(
@@ -242,7 +246,12 @@ fn prune(root: &mut Json, path: &[&str], original: Option<&Json>) {
 
 /// The file's text with deja's entries taken out; `original` is the file
 /// before setup, when known, whose values come back where deja replaced one.
-fn json_without(file: &Path, text: &str, entries: &[Entry], original: Option<&Json>) -> Result<String> {
+fn json_without(
+    file: &Path,
+    text: &str,
+    entries: &[Entry],
+    original: Option<&Json>,
+) -> Result<String> {
     let mut root = parse_json(file, text)?;
     for e in entries {
         match e {
@@ -385,7 +394,12 @@ fn toml_without(text: &str, block: &str) -> Option<String> {
 }
 
 /// The new text of a file deja owns whole; `None` when it is as deja writes it.
-fn owned_with(file: &Path, current: Option<&str>, marker: &str, text: &str) -> Result<Option<String>> {
+fn owned_with(
+    file: &Path,
+    current: Option<&str>,
+    marker: &str,
+    text: &str,
+) -> Result<Option<String>> {
     match current {
         Some(c) if c == text => Ok(None),
         Some(c) if c.lines().next() != Some(marker) => bail!(
@@ -513,7 +527,11 @@ pub fn undo(w: &FileWiring, state: &Path, dry_run: bool) -> Result<Vec<String>> 
     };
     let original = match record.as_ref().and_then(|r| r.backup.as_ref()) {
         Some(b) => Some(std::fs::read(b).with_context(|| {
-            format!("cannot read `{}`, the original of `{}`", b.display(), w.path.display())
+            format!(
+                "cannot read `{}`, the original of `{}`",
+                b.display(),
+                w.path.display()
+            )
         })?),
         None => None,
     };
@@ -548,7 +566,8 @@ pub fn undo(w: &FileWiring, state: &Path, dry_run: bool) -> Result<Vec<String>> 
                 None => None,
             };
             let new = json_without(&w.path, text, entries, orig.as_ref())?;
-            let same = parse_json(&w.path, text)?.to_value() == parse_json(&w.path, &new)?.to_value();
+            let same =
+                parse_json(&w.path, text)?.to_value() == parse_json(&w.path, &new)?.to_value();
             (!same).then_some(new)
         }
         Kind::TomlBlock { text: block, .. } => toml_without(text, block),
@@ -614,7 +633,11 @@ mod tests {
         let w = wiring(file.clone(), "/bin/deja");
         assert!(!is_wired(&w).unwrap());
         assert_eq!(apply(&w, &state, true).unwrap().len(), 1);
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), original, "dry run wrote");
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            original,
+            "dry run wrote"
+        );
         apply(&w, &state, false).unwrap();
         let wired = std::fs::read_to_string(&file).unwrap();
         let v: Value = serde_json::from_str(&wired).unwrap();
@@ -622,7 +645,10 @@ mod tests {
         assert_eq!(v["hooks"]["SessionStart"].as_array().unwrap().len(), 2);
         assert!(wired.find("zeta").unwrap() < wired.find("alpha").unwrap());
         assert!(is_wired(&w).unwrap());
-        assert!(apply(&w, &state, false).unwrap().is_empty(), "not idempotent");
+        assert!(
+            apply(&w, &state, false).unwrap().is_empty(),
+            "not idempotent"
+        );
         undo(&w, &state, false).unwrap();
         assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
         assert!(!state.exists(), "state left behind");
@@ -633,7 +659,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join(".claude.json");
         let state = dir.path().join("state");
-        std::fs::write(&file, r#"{"mcpServers": {"deja": {"command": "old"}, "other": {}}}"#).unwrap();
+        std::fs::write(
+            &file,
+            r#"{"mcpServers": {"deja": {"command": "old"}, "other": {}}}"#,
+        )
+        .unwrap();
         let w = wiring(file.clone(), "/bin/deja");
         apply(&w, &state, false).unwrap();
         // The agent rewrites its file and adds a key of its own.
@@ -669,14 +699,25 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("settings.json");
         std::fs::write(&file, "{ // mine\n}").unwrap();
-        let err = apply(&wiring(file.clone(), "/bin/deja"), &dir.path().join("s"), false)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("settings.json") && err.contains("leaves it alone"), "{err}");
+        let err = apply(
+            &wiring(file.clone(), "/bin/deja"),
+            &dir.path().join("s"),
+            false,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("settings.json") && err.contains("leaves it alone"),
+            "{err}"
+        );
         std::fs::write(&file, r#"{"hooks": []}"#).unwrap();
-        let err = apply(&wiring(file.clone(), "/bin/deja"), &dir.path().join("s"), false)
-            .unwrap_err()
-            .to_string();
+        let err = apply(
+            &wiring(file.clone(), "/bin/deja"),
+            &dir.path().join("s"),
+            false,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("`hooks` is not an object"), "{err}");
     }
 

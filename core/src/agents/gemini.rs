@@ -6,7 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-
 use anyhow::{bail, Context, Result};
 
 use super::{Agent, Env, Provides, Wiring};

@@ -78,10 +78,7 @@ impl Json {
     /// The member `key` of an object, mutable.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
         match self {
-            Json::Object(members) => members
-                .iter_mut()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v),
+            Json::Object(members) => members.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
             _ => None,
         }
     }
@@ -236,7 +233,10 @@ mod tests {
         let mut j = Json::parse(r#"{"b": 1, "a": 2}"#).unwrap();
         assert_eq!(j.set("b", Json::Bool(true)), Some(Json::Number(1.into())));
         assert_eq!(j.set("c", Json::Null), None);
-        assert_eq!(j.to_text(), "{\n  \"b\": true,\n  \"a\": 2,\n  \"c\": null\n}\n");
+        assert_eq!(
+            j.to_text(),
+            "{\n  \"b\": true,\n  \"a\": 2,\n  \"c\": null\n}\n"
+        );
         assert_eq!(j.remove("a"), Some(Json::Number(2.into())));
         assert_eq!(j.at(&["c"]), Some(&Json::Null));
         assert!(Json::parse("  \n").unwrap().is_empty_container());

@@ -43,9 +43,7 @@ impl Agent for Qwen {
         super::found_at(&qwen_home(env), "qwen")
     }
     fn files(&self, env: &Env) -> Result<Vec<FileWiring>> {
-        let hook = |args: &str, timeout: u64| {
-            json!({"type": "command", "command": env.command(args), "name": "deja", "timeout": timeout})
-        };
+        let hook = |args: &str, timeout: u64| json!({"type": "command", "command": env.command(args), "name": "deja", "timeout": timeout});
         Ok(vec![FileWiring {
             path: qwen_home(env).join("settings.json"),
             kind: Kind::Json(vec![

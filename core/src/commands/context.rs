@@ -38,7 +38,13 @@ pub struct ContextArgs {
     #[arg(long, value_name = "AGENT", value_parser = super::hook::AGENTS)]
     pub hook: Option<String>,
     /// The hook's event (with `--hook`).
-    #[arg(long = "on", value_name = "EVENT", value_enum, default_value = "session-start", requires = "hook")]
+    #[arg(
+        long = "on",
+        value_name = "EVENT",
+        value_enum,
+        default_value = "session-start",
+        requires = "hook"
+    )]
     pub event: super::hook::Event,
     /// Print JSON.
     #[arg(long)]

@@ -448,13 +448,8 @@ fn wiring(app: &App, problems: &mut Vec<Problem>) -> Vec<out::Wiring> {
                 why.unwrap_or_default()
             }
             ("unknown", _) => why.unwrap_or_default(),
-            (_, Some(at)) => {
-                problems.push(Problem {
-                    what: format!("{} is here ({at}) but does not know deja's memory", agent.title()),
-                    fix: format!("run `{fix}` ({gives})"),
-                });
-                format!("found at {at}; run `{fix}` for {gives}")
-            }
+            // Not a problem (wiring is the user's choice), but said.
+            (_, Some(at)) => format!("found at {at}; run `{fix}` for {gives}"),
             (_, None) => "not found on this machine".to_string(),
         };
         wired.push(out::Wiring {

@@ -18,9 +18,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use deja_config::Mode;
 use deja_model::Role;
 use deja_recall::engine::{Engine, Query};
-use deja_config::Mode;
 use deja_recall::{Candidates, Tuning};
 use deja_render::frame;
 use deja_store::{Origin, SessionFilter, Store};
@@ -83,10 +83,11 @@ impl Input {
 
     /// The failure's text: the `error` field, else a tool response's stderr.
     pub fn error(&self) -> Option<String> {
-        let e = self
-            .str("error")
-            .map(str::to_string)
-            .or_else(|| self.json["tool_response"]["stderr"].as_str().map(str::to_string))?;
+        let e = self.str("error").map(str::to_string).or_else(|| {
+            self.json["tool_response"]["stderr"]
+                .as_str()
+                .map(str::to_string)
+        })?;
         Some(e)
     }
 }
@@ -121,9 +122,18 @@ pub fn error_lines(error: &str) -> String {
         .copied()
         .filter(|l| {
             let l = l.to_ascii_lowercase();
-            ["error", "exception", "failed", "fatal", "panicked", "cannot", "not found", "denied"]
-                .iter()
-                .any(|w| l.contains(w))
+            [
+                "error",
+                "exception",
+                "failed",
+                "fatal",
+                "panicked",
+                "cannot",
+                "not found",
+                "denied",
+            ]
+            .iter()
+            .any(|w| l.contains(w))
         })
         .collect();
     let chosen = if telling.is_empty() {
@@ -181,7 +191,12 @@ fn first_time(path: &Path, error: &str) -> bool {
 }
 
 /// The note for a failed command, when an earlier session met its error.
-pub fn failure_note(app: &App, agent: &str, input: &Input, max_bytes: usize) -> Result<Option<String>> {
+pub fn failure_note(
+    app: &App,
+    agent: &str,
+    input: &Input,
+    max_bytes: usize,
+) -> Result<Option<String>> {
     let Some(error) = input.error() else {
         return Ok(None);
     };
@@ -249,7 +264,8 @@ pub fn failure_note(app: &App, agent: &str, input: &Input, max_bytes: usize) -> 
         let one = deja_model::one_line(text, room);
         format!("{label}: {}\n", frame::untrusted(frame::cut(&one, room)))
     };
-    let room = max_bytes.saturating_sub(head.len() + frame::open().len() + frame::close().len() + 40) / 2;
+    let room =
+        max_bytes.saturating_sub(head.len() + frame::open().len() + frame::close().len() + 40) / 2;
     let mut body = quote("there", &hit.text, room);
     if let Some(next) = &next {
         body.push_str(&quote("what was done", &next, room));
@@ -259,7 +275,13 @@ pub fn failure_note(app: &App, agent: &str, input: &Input, max_bytes: usize) -> 
 }
 
 /// Runs the hook: prints its answer (always, `{}` when there is nothing to add).
-pub fn run(app: &App, agent: &str, event: Event, project: Option<&str>, max_bytes: usize) -> Result<()> {
+pub fn run(
+    app: &App,
+    agent: &str,
+    event: Event,
+    project: Option<&str>,
+    max_bytes: usize,
+) -> Result<()> {
     let input = Input::read();
     let text = if !inject(app, agent) {
         None
@@ -271,7 +293,11 @@ pub fn run(app: &App, agent: &str, event: Event, project: Option<&str>, max_byte
                     .or_else(|| input.cwd())
                     .or_else(|| std::env::current_dir().ok());
                 dir.and_then(|d| {
-                    match super::context::digest_for(app, &super::context::project_of(&d), max_bytes) {
+                    match super::context::digest_for(
+                        app,
+                        &super::context::project_of(&d),
+                        max_bytes,
+                    ) {
                         Ok(d) => Some(d.text),
                         Err(e) => {
                             eprintln!("deja context: {e:#}");
@@ -326,8 +352,12 @@ mod tests {
     #[test]
     fn an_empty_answer_is_an_empty_object() {
         assert_eq!(answer("SessionStart", None).unwrap(), "{}");
-        let a: Value = serde_json::from_str(&answer("PostToolUseFailure", Some("n")).unwrap()).unwrap();
-        assert_eq!(a["hookSpecificOutput"]["hookEventName"], "PostToolUseFailure");
+        let a: Value =
+            serde_json::from_str(&answer("PostToolUseFailure", Some("n")).unwrap()).unwrap();
+        assert_eq!(
+            a["hookSpecificOutput"]["hookEventName"],
+            "PostToolUseFailure"
+        );
         assert_eq!(a["hookSpecificOutput"]["additionalContext"], "n");
     }
 }

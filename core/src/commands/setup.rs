@@ -81,7 +81,9 @@ fn list(env: &Env, json: bool) -> Result<ExitStatus> {
             let p = a.provides();
             let (status, _) = status(a, env);
             out::Agent {
-                changes: a.apply(env, true).unwrap_or_else(|e| vec![format!("cannot: {e:#}")]),
+                changes: a
+                    .apply(env, true)
+                    .unwrap_or_else(|e| vec![format!("cannot: {e:#}")]),
                 failure_notes: p.failure_notes,
                 found: a.found(env),
                 mcp: p.mcp,
@@ -151,7 +153,9 @@ pub fn run(app: &App, args: &SetupArgs) -> Result<ExitStatus> {
         (None, false) => return list(&env, args.json),
     };
     if chosen.is_empty() {
-        eprintln!("deja setup: no agent found on this machine (`deja setup` lists the ones deja knows)");
+        eprintln!(
+            "deja setup: no agent found on this machine (`deja setup` lists the ones deja knows)"
+        );
         return Ok(ExitStatus::Success);
     }
     let mut failed = 0;

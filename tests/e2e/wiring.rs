@@ -102,6 +102,151 @@ fn gemini_session_start_hook_answers_in_its_protocol() {
     );
 }
 
+/// Runs `deja context --hook AGENT [--on EVENT]` with `input` on stdin.
+fn hook(sb: &Sandbox, agent: &str, event: &str, input: &serde_json::Value) -> serde_json::Value {
+    let mut child = sb
+        .command()
+        .args(["context", "--hook", agent, "--on", event])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "the hook failed");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A failed `terraform plan` of a new session, as Claude Code reports it.
+fn state_lock_failure(session: &str) -> serde_json::Value {
+    serde_json::json!({
+        "session_id": session,
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": "/tmp",
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": "Bash",
+        "tool_input": {"command": "terraform plan"},
+        "error": "Exit code 1\n\u{2502} Error: Error acquiring the state lock\n\u{2502} ConditionalCheckFailedException: The conditional request failed\n",
+    })
+}
+
+#[test]
+fn a_failed_command_gets_one_framed_note_naming_the_session_that_met_its_error() {
+    let sb = demo_sandbox();
+    let first = hook(&sb, "claude", "tool-failure", &state_lock_failure("live-1"));
+    assert_eq!(
+        first["hookSpecificOutput"]["hookEventName"], "PostToolUseFailure",
+        "{first:#}"
+    );
+    let note = first["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    // The demo's infra session of 2025-12-01 17:02:18 met this lock.
+    assert!(
+        note.contains("aider-") && note.contains("-20251201T170218"),
+        "the note does not name the state-lock session: {note}"
+    );
+    assert!(
+        note.contains("<recalled-memory") && note.contains("</recalled-memory>"),
+        "{note}"
+    );
+    assert!(note.contains("what was done"), "{note}");
+    assert!(note.len() <= 1200, "{}", note.len());
+    // Once per error text per session; another session hears it again.
+    assert_eq!(
+        hook(&sb, "claude", "tool-failure", &state_lock_failure("live-1")),
+        serde_json::json!({})
+    );
+    assert!(
+        hook(&sb, "qwen", "tool-failure", &state_lock_failure("live-2"))["hookSpecificOutput"]
+            .is_object()
+    );
+    // An error no session met, and one too short to tell: nothing.
+    let mut other = state_lock_failure("live-3");
+    other["error"] = "zsh: command not found: frobnicate-the-widgets --harder".into();
+    assert_eq!(
+        hook(&sb, "claude", "tool-failure", &other),
+        serde_json::json!({})
+    );
+    other["error"] = "exit 1".into();
+    assert_eq!(
+        hook(&sb, "claude", "tool-failure", &other),
+        serde_json::json!({})
+    );
+}
+
+#[test]
+fn hooks_add_nothing_when_injection_is_off_globally_or_for_the_agent() {
+    let mut sb = demo_sandbox();
+    let start = serde_json::json!({"session_id": "s", "cwd": billing_api(), "hook_event_name": "SessionStart"});
+    assert!(hook(&sb, "claude", "session-start", &start)["hookSpecificOutput"].is_object());
+    sb.config(
+        "[embed]\nenabled = false\n[mcp]\nindex = false\n[context]\ninject_off = [\"claude\"]\n",
+    );
+    assert_eq!(
+        hook(&sb, "claude", "session-start", &start),
+        serde_json::json!({})
+    );
+    assert_eq!(
+        hook(&sb, "claude", "tool-failure", &state_lock_failure("x")),
+        serde_json::json!({})
+    );
+    assert!(hook(&sb, "qwen", "session-start", &start)["hookSpecificOutput"].is_object());
+    sb.config("[embed]\nenabled = false\n[mcp]\nindex = false\n[context]\ninject = false\n");
+    assert_eq!(
+        hook(&sb, "qwen", "session-start", &start),
+        serde_json::json!({})
+    );
+    sb.config("[context]\ninject_off = [\"vim\"]\n");
+    let bad = sb.run(&["config"]);
+    let said = format!("{}{}", bad.stderr, bad.stdout);
+    assert!(
+        said.contains("context.inject_off") && said.contains("vim"),
+        "{said}"
+    );
+}
+
+#[test]
+fn setup_lists_every_agent_it_knows_with_what_it_would_change() {
+    let sb = demo_sandbox();
+    let list = sb.ok(&["setup", "--json"]).json();
+    let names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["claude", "codex", "gemini", "qwen", "opencode", "aider"]
+    );
+    for a in list.as_array().unwrap() {
+        assert_eq!(a["status"], "not wired", "{a:#}");
+        assert!(!a["changes"].as_array().unwrap().is_empty(), "{a:#}");
+    }
+    // Nothing found in an empty HOME: `--all` wires nothing, says so.
+    let out = sb.ok(&["setup", "--all"]);
+    assert!(
+        out.stderr.contains("no agent found"),
+        "{}", out.stderr
+    );
+    std::fs::create_dir_all(sb.home.join(".qwen")).unwrap();
+    let out = sb.ok(&["setup", "--all", "--dry-run"]).stdout;
+    assert!(
+        out.contains("would create") && out.contains(".qwen/settings.json"),
+        "{out}"
+    );
+    assert!(
+        !out.contains(".claude"),
+        "an agent not found was wired: {out}"
+    );
+}
+
 /// Every file below `dir` with its bytes, for comparing trees (empty when
 /// `dir` does not exist; a folder that cannot be listed fails the test).
 fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {

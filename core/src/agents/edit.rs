@@ -83,6 +83,9 @@ struct Record {
     backup: Option<PathBuf>,
     /// SHA-256 of the bytes setup last wrote.
     written_sha256: String,
+    /// The folders setup created for the file, deepest first.
+    #[serde(default)]
+    created_dirs: Vec<PathBuf>,
 }
 
 /// Where an agent's undo records and originals live: `<data>/setup/<agent>/`.
@@ -480,11 +483,18 @@ pub fn apply(w: &FileWiring, state: &Path, dry_run: bool) -> Result<Vec<String>>
                 }
                 None => None,
             };
+            let mut created_dirs = Vec::new();
+            let mut dir = w.path.parent();
+            while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+                created_dirs.push(d.to_path_buf());
+                dir = d.parent();
+            }
             Record {
                 path: w.path.clone(),
                 created: current.is_none(),
                 backup,
                 written_sha256: deja_model::sha256_hex(new.as_bytes()),
+                created_dirs,
             }
         }
     };
@@ -549,8 +559,16 @@ pub fn undo(w: &FileWiring, state: &Path, dry_run: bool) -> Result<Vec<String>> 
                         let mode = deja_fs::mode(&w.path).unwrap_or(0o600);
                         deja_fs::atomic_write_with_mode(&w.path, o, mode)?;
                     }
-                    None => std::fs::remove_file(&w.path)
-                        .with_context(|| format!("cannot remove `{}`", w.path.display()))?,
+                    None => {
+                        std::fs::remove_file(&w.path)
+                            .with_context(|| format!("cannot remove `{}`", w.path.display()))?;
+                        // The folders setup made for it, when nothing else is there.
+                        for d in &r.created_dirs {
+                            if std::fs::remove_dir(d).is_err() {
+                                break;
+                            }
+                        }
+                    }
                 }
             }
             forget(dry_run)?;
@@ -682,7 +700,7 @@ mod tests {
     #[test]
     fn an_earlier_dejas_hook_is_replaced_not_doubled() {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("settings.json");
+        let file = dir.path().join("agent/conf/settings.json");
         let state = dir.path().join("state");
         apply(&wiring(file.clone(), "/old/deja"), &state, false).unwrap();
         apply(&wiring(file.clone(), "/new/deja"), &state, false).unwrap();
@@ -692,6 +710,10 @@ mod tests {
         assert!(hooks[0].to_string().contains("/new/deja"));
         undo(&wiring(file.clone(), "/new/deja"), &state, false).unwrap();
         assert!(!file.exists(), "setup created the file, undo removes it");
+        assert!(
+            !dir.path().join("agent").exists(),
+            "the folders setup created stay"
+        );
     }
 
     #[test]

@@ -562,13 +562,17 @@ fn print_text(app: &App, report: &out::Doctor<'_>, problems: &[Problem]) {
         _ => println!("{:<9} not configured", s.bold("team")),
     }
     for w in &report.wiring {
-        println!(
-            "{:<9} {:<7} {} ({})",
-            s.bold("wiring"),
-            w.harness,
-            w.status,
-            w.detail
-        );
+        if w.status == "not found" {
+            println!("{:<9} {:<8} not found", s.bold("wiring"), w.harness);
+        } else {
+            println!(
+                "{:<9} {:<8} {} ({})",
+                s.bold("wiring"),
+                w.harness,
+                w.status,
+                w.detail
+            );
+        }
     }
     if problems.is_empty() {
         println!("{}", s.green("no problems found"));

@@ -260,3 +260,45 @@ fn a_model_switched_on_in_the_config_reaches_a_running_server_after_its_next_ind
     let (status, stderr) = raw.finish();
     assert!(status.success(), "{stderr}");
 }
+
+/// `recall` through a raw server started with `args`: the call's result.
+fn recall_through(sb: &Sandbox, args: &[&str], query: &str) -> serde_json::Value {
+    let mut raw = Raw::start_with(sb, args);
+    raw.initialize();
+    let call = serde_json::json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "recall", "arguments": {"query": query}},
+    });
+    raw.send(&call.to_string());
+    let answer = raw.receive();
+    let (status, stderr) = raw.finish();
+    assert!(status.success(), "exit {status:?}\n{stderr}");
+    answer["result"].clone()
+}
+
+#[test]
+fn agents_get_the_framed_text_only_and_never_their_own_live_session() {
+    let mut sb = demo_sandbox();
+    let query = "tenant predicate bug";
+    // By default: the framed text, no structured content to hand the model
+    // outside the frame; `--structured` adds it.
+    let plain = recall_through(&sb, &["mcp"], query);
+    assert!(plain.get("structuredContent").is_none(), "{plain:#}");
+    let text = plain["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("<recalled-memory"), "{text}");
+    let structured = recall_through(&sb, &["mcp", "--structured"], query);
+    let hits = structured["structuredContent"]["hits"].as_array().unwrap();
+    let top = hits[0]["session_id"].as_str().unwrap().to_string();
+    assert!(text.contains(&top), "{text}");
+    // The agent that asks names its session: that session is never a hit.
+    sb.env("CLAUDE_CODE_SESSION_ID", &top);
+    let own = recall_through(&sb, &["mcp", "--structured"], query);
+    let hits = own["structuredContent"]["hits"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        hits.iter().all(|h| h["session_id"] != top.as_str()),
+        "the asking session {top} came back: {own:#}"
+    );
+}

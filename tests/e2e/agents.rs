@@ -1,0 +1,970 @@
+//! `deja setup claude|codex|qwen|opencode` proven with the real agents (Claude
+//! Code, Codex CLI, Qwen Code, OpenCode, installed by `scripts/fetch-clients`)
+//! talking to a scripted model (`tests/agents/model_server.py`): the first
+//! request carries deja's digest of the project and offers deja's recall
+//! tool, the model calls it, the next request carries deja's framed answer
+//! (and nothing outside the frame), deja then finds the session the agent
+//! wrote, and `--undo` gives back every file as it was. For Claude Code and
+//! Qwen Code, a failing shell command brings deja's note of the earlier
+//! session that met the same error.
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::{fixtures, repo, Output, Sandbox};
+use crate::mcp::clients_dir;
+
+/// How long one agent run may take before it is killed.
+const AGENT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What the user asks every agent.
+const QUESTION: &str = "what was that tenant predicate bug?";
+
+/// The model's last answer.
+const ANSWER: &str = "That was the tenant predicate bug in billing-api.";
+
+/// What the failing command prints: the error of the demo's Terraform
+/// session (aider, infra, 2025-12-01 17:02:18).
+const LOCK_ERROR: &str = "Error: Error acquiring the state lock";
+const LOCK_DETAIL: &str = "Error message: operation error DynamoDB: PutItem, https response error";
+
+/// An agent CLI from the clients cache; panics with the fix when it is
+/// missing (these tests never pass without the real agent).
+fn agent_cli(program: &str) -> PathBuf {
+    let bin = clients_dir().join("npm/node_modules/.bin").join(program);
+    assert!(
+        bin.is_file(),
+        "`{program}` is not installed in {}; run scripts/fetch-clients first",
+        clients_dir().display()
+    );
+    bin
+}
+
+/// The demo's aider projects copied under HOME (deja's aider ids and the
+/// digest's project are the history's folder, so the agents must run in the
+/// folder deja indexed), the Gemini sessions read in place, indexed without
+/// embeddings (lexical recall and the digest need none), the MCP server not
+/// indexing in the background.
+struct Demo {
+    sb: Sandbox,
+    /// The copy of `billing-api`, where the agents run.
+    billing: PathBuf,
+    /// deja's id of the tenant predicate session (aider, billing-api).
+    tenant: String,
+    /// deja's id of the Terraform state lock session (aider, infra).
+    lock: String,
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// The id among `sessions` (the `sessions` of `deja context --json`) that
+/// ends with the session's start time.
+fn session_ending(sessions: &Value, start: &str) -> String {
+    sessions
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|id| id.ends_with(start))
+        .unwrap_or_else(|| panic!("no session ending in {start}: {sessions:#}"))
+        .to_string()
+}
+
+fn demo() -> Demo {
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n[mcp]\nindex = false\n");
+    let src = sb.home.join("src");
+    copy_tree(&fixtures().join("demo/aider"), &src);
+    sb.env("DEJA_AIDER_ROOTS", &src);
+    sb.env("DEJA_GEMINI_ROOT", fixtures().join("demo/gemini"));
+    sb.ok(&["index"]);
+    let billing = std::fs::canonicalize(src.join("billing-api")).unwrap();
+    let infra = std::fs::canonicalize(src.join("infra")).unwrap();
+    let billing_text = billing.to_str().unwrap();
+    let listed = sb
+        .ok(&["context", "--project", billing_text, "--json"])
+        .json();
+    let tenant = session_ending(&listed["sessions"], "-20251209T101233");
+    let digest = sb.ok(&["context", "--project", billing_text]).stdout;
+    assert!(
+        digest.contains("(from deja)") && digest.contains(&tenant),
+        "the digest of {billing_text} does not list {tenant}:\n{digest}"
+    );
+    let infra_listed = sb
+        .ok(&["context", "--project", infra.to_str().unwrap(), "--json"])
+        .json();
+    let lock = session_ending(&infra_listed["sessions"], "-20251201T170218");
+    Demo {
+        sb,
+        billing,
+        tenant,
+        lock,
+    }
+}
+
+/// The scripted model server, killed when dropped.
+struct ModelServer {
+    child: Child,
+    dir: PathBuf,
+    url: String,
+}
+
+impl ModelServer {
+    fn start(dir: &Path, script: &Value) -> ModelServer {
+        std::fs::create_dir_all(dir).unwrap();
+        let script_path = dir.join("script.json");
+        std::fs::write(&script_path, script.to_string()).unwrap();
+        let port_file = dir.join("port");
+        let child = Command::new("python3")
+            .arg(repo().join("tests/agents/model_server.py"))
+            .arg("--script")
+            .arg(&script_path)
+            .arg("--record")
+            .arg(dir.join("requests.jsonl"))
+            .arg("--port-file")
+            .arg(&port_file)
+            .arg("--quiet")
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("start python3 tests/agents/model_server.py");
+        let mut server = ModelServer {
+            child,
+            dir: dir.to_path_buf(),
+            url: String::new(),
+        };
+        let start = Instant::now();
+        loop {
+            if let Ok(port) = std::fs::read_to_string(&port_file) {
+                server.url = format!("http://127.0.0.1:{}", port.trim());
+                return server;
+            }
+            if let Ok(Some(status)) = server.child.try_wait() {
+                panic!("the model server exited: {status}");
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(15),
+                "the model server wrote no port"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Every request so far.
+    fn requests(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.dir.join("requests.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `cmd` in a process group of its own with stdin closed, killing the
+/// group after [`AGENT_TIMEOUT`] (and whatever it left running after it
+/// exits); output goes through files in `dir`.
+fn run_agent(mut cmd: Command, dir: &Path, name: &str) -> Output {
+    let out_path = dir.join(format!("{name}.stdout"));
+    let err_path = dir.join(format!("{name}.stderr"));
+    let start = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .process_group(0)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
+    let pgid = child.id();
+    let kill_group = || {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{pgid}")])
+            .stderr(Stdio::null())
+            .status();
+    };
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if start.elapsed() > AGENT_TIMEOUT {
+            kill_group();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    kill_group();
+    let read = |p: &Path| {
+        let mut s = String::new();
+        std::fs::File::open(p)
+            .unwrap()
+            .read_to_string(&mut s)
+            .unwrap();
+        s
+    };
+    let out = Output {
+        code: status.and_then(|s| s.code()).unwrap_or(-1),
+        stdout: read(&out_path),
+        stderr: read(&err_path),
+    };
+    println!(
+        "{name}: exit {} after {:.1}s",
+        out.code,
+        start.elapsed().as_secs_f64()
+    );
+    assert!(
+        status.is_some(),
+        "{name} ran past {AGENT_TIMEOUT:?} and was killed\nstdout:\n{}\nstderr:\n{}",
+        out.stdout,
+        out.stderr
+    );
+    out
+}
+
+/// The agents under test: how each is configured for the model server, run,
+/// and where it keeps what deja reads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Agent {
+    Claude,
+    Codex,
+    Qwen,
+    OpenCode,
+}
+
+impl Agent {
+    fn name(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::Qwen => "qwen",
+            Agent::OpenCode => "opencode",
+        }
+    }
+
+    /// Every file `deja setup` touches, under `home`.
+    fn files(self, home: &Path) -> Vec<PathBuf> {
+        match self {
+            Agent::Claude => vec![
+                home.join(".claude.json"),
+                home.join(".claude/settings.json"),
+            ],
+            Agent::Codex => vec![
+                home.join(".codex/config.toml"),
+                home.join(".codex/hooks.json"),
+            ],
+            Agent::Qwen => vec![home.join(".qwen/settings.json")],
+            Agent::OpenCode => vec![
+                home.join(".config/opencode/opencode.json"),
+                home.join(".config/opencode/plugin/deja.js"),
+            ],
+        }
+    }
+
+    /// The agent's own settings: its provider pointed at `url`, quiet and
+    /// offline, and a key of the user's, so that there is content to keep.
+    fn configure(self, sb: &Sandbox, url: &str) {
+        match self {
+            Agent::Claude => {
+                sb.write(
+                    ".claude.json",
+                    "{\n  \"hasCompletedOnboarding\": true,\n  \"userNote\": \"mine, keep it\"\n}\n",
+                );
+                sb.write(
+                    ".claude/settings.json",
+                    "{\n  \"cleanupPeriodDays\": 30,\n  \"permissions\": {\n    \"allow\": [\"Read\"]\n  }\n}\n",
+                );
+            }
+            Agent::Codex => {
+                sb.write(
+                    ".codex/config.toml",
+                    format!(
+                        "# my codex settings\nmodel = \"gpt-4o\"\nmodel_provider = \"mock\"\ncheck_for_update_on_startup = false\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{url}/v1\"\nwire_api = \"responses\"\nenv_key = \"MOCK_KEY\"\n"
+                    ),
+                );
+            }
+            Agent::Qwen => {
+                sb.write(
+                    ".qwen/settings.json",
+                    "{\n  \"memory\": { \"enableManagedAutoMemory\": false },\n  \"general\": { \"disableAutoUpdate\": true },\n  \"privacy\": { \"usageStatisticsEnabled\": false }\n}\n",
+                );
+            }
+            Agent::OpenCode => {
+                sb.write(
+                    ".config/opencode/opencode.json",
+                    serde_json::to_string_pretty(&json!({
+                        "$schema": "https://opencode.ai/config.json",
+                        "provider": {"mock": {
+                            "npm": "@ai-sdk/openai-compatible",
+                            "name": "Mock",
+                            "options": {"baseURL": format!("{url}/v1"), "apiKey": "sk-placeholder"},
+                            "models": {"gpt-4o": {"name": "gpt-4o", "tool_call": true}},
+                        }},
+                        "model": "mock/gpt-4o",
+                        "autoupdate": false,
+                        "share": "disabled",
+                    }))
+                    .unwrap()
+                        + "\n",
+                );
+            }
+        }
+    }
+
+    /// The non-interactive run of `prompt` in `cwd`; `extra` are more flags.
+    fn command(self, sb: &Sandbox, url: &str, cwd: &Path, prompt: &str, extra: &[&str]) -> Command {
+        let program = agent_cli(self.name());
+        let mut cmd = sb.command_of(&program);
+        cmd.current_dir(cwd);
+        match self {
+            Agent::Claude => {
+                cmd.env("ANTHROPIC_BASE_URL", url)
+                    .env("ANTHROPIC_API_KEY", "sk-placeholder")
+                    .env("DISABLE_AUTOUPDATER", "1")
+                    .env("DISABLE_TELEMETRY", "1")
+                    .env("DISABLE_ERROR_REPORTING", "1")
+                    .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+                    .args(["-p", prompt, "--output-format", "json"]);
+            }
+            Agent::Codex => {
+                cmd.env("MOCK_KEY", "sk-placeholder").args([
+                    "exec",
+                    "--skip-git-repo-check",
+                    "--dangerously-bypass-hook-trust",
+                    prompt,
+                ]);
+            }
+            Agent::Qwen => {
+                cmd.env("OPENAI_BASE_URL", format!("{url}/v1"))
+                    .env("OPENAI_API_KEY", "sk-placeholder")
+                    .env("OPENAI_MODEL", "gpt-4o")
+                    .args(["-p", prompt, "--auth-type", "openai"]);
+            }
+            Agent::OpenCode => {
+                cmd.env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+                    .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+                    .args(["run", prompt]);
+            }
+        }
+        cmd.args(extra);
+        cmd
+    }
+
+    /// The agent's id of the session it just ran, as deja's reader names it.
+    fn session_id(self, sb: &Sandbox, out: &Output, requests: &[Value]) -> String {
+        match self {
+            Agent::Claude => {
+                let v: Value = serde_json::from_str(&out.stdout)
+                    .unwrap_or_else(|e| panic!("claude -p printed no JSON ({e}): {}", out.stdout));
+                v["session_id"].as_str().unwrap().to_string()
+            }
+            Agent::Codex => requests
+                .iter()
+                .find_map(|r| r["headers"]["session-id"].as_str())
+                .expect("codex sent no session-id header")
+                .to_string(),
+            Agent::Qwen => {
+                let mut ids = Vec::new();
+                for project in std::fs::read_dir(sb.home.join(".qwen/projects")).unwrap() {
+                    let chats = project.unwrap().path().join("chats");
+                    for f in std::fs::read_dir(&chats).into_iter().flatten() {
+                        let p = f.unwrap().path();
+                        if p.extension().is_some_and(|e| e == "jsonl") {
+                            ids.push(p.file_stem().unwrap().to_string_lossy().into_owned());
+                        }
+                    }
+                }
+                assert_eq!(ids.len(), 1, "qwen transcripts: {ids:?}");
+                ids.remove(0)
+            }
+            Agent::OpenCode => unreachable!("deja does not read OpenCode yet"),
+        }
+    }
+
+    /// deja's reader of this agent's transcripts.
+    fn harness(self) -> Option<&'static str> {
+        match self {
+            Agent::Claude => Some("claude"),
+            Agent::Codex => Some("codex"),
+            Agent::Qwen => Some("qwen"),
+            // OpenCode keeps its sessions in SQLite, which no deja reader reads yet.
+            Agent::OpenCode => None,
+        }
+    }
+}
+
+/// The bytes of each file, `None` where it does not exist.
+fn snapshot(files: &[PathBuf]) -> Vec<Option<Vec<u8>>> {
+    files.iter().map(|f| std::fs::read(f).ok()).collect()
+}
+
+/// The request body as text.
+fn body(r: &Value) -> String {
+    r["body"].to_string()
+}
+
+/// The conversation's requests (main, and those the server answered on the
+/// script's behalf), without title, quota or memory side requests.
+fn conversation(requests: &[Value]) -> Vec<&Value> {
+    requests
+        .iter()
+        .filter(|r| matches!(r["kind"].as_str(), Some("main" | "auto" | "exhausted")))
+        .collect()
+}
+
+/// Text of a tool result's content: a string or a list of text parts.
+fn content_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .map(|p| {
+                p["text"]
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| p.to_string())
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => other.to_string(),
+    }
+}
+
+/// The result of the tool call `call_id` as the request hands it to the model.
+fn tool_result(r: &Value, call_id: &str) -> Option<String> {
+    let b = &r["body"];
+    let items = b["messages"]
+        .as_array()
+        .into_iter()
+        .chain(b["input"].as_array())
+        .flatten();
+    for m in items {
+        // OpenAI Chat Completions (Qwen Code, OpenCode).
+        if m["role"] == "tool" && m["tool_call_id"] == call_id {
+            return Some(content_text(&m["content"]));
+        }
+        // OpenAI Responses (Codex CLI).
+        if m["type"] == "function_call_output" && m["call_id"] == call_id {
+            return Some(content_text(&m["output"]));
+        }
+        // Anthropic Messages (Claude Code).
+        for part in m["content"].as_array().into_iter().flatten() {
+            if part["type"] == "tool_result" && part["tool_use_id"] == call_id {
+                return Some(content_text(&part["content"]));
+            }
+        }
+    }
+    None
+}
+
+/// The main request that the script's step `step` answered.
+fn step_request<'a>(requests: &'a [Value], step: u64) -> &'a Value {
+    requests
+        .iter()
+        .find(|r| r["kind"] == "main" && r["step"] == step)
+        .unwrap_or_else(|| {
+            panic!(
+                "no request took step {step}; requests:\n{}",
+                summary(requests)
+            )
+        })
+}
+
+/// One line per request, for failure messages.
+fn summary(requests: &[Value]) -> String {
+    requests
+        .iter()
+        .map(|r| {
+            format!(
+                "#{} {} {} kind={} step={} reason={} tools={} reply={}",
+                r["seq"],
+                r["method"],
+                r["path"],
+                r["kind"],
+                r["step"],
+                r["reason"],
+                r["tools"].as_array().map_or(0, Vec::len),
+                r["reply"]
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The JSON of a file setup touched, without deja's entries (what `--undo`
+/// takes out): for a file the agent itself rewrote while it ran.
+fn without_deja(mut v: Value, before: &Value) -> Value {
+    fn is_deja(v: &Value) -> bool {
+        v == "mcp__deja" || v.to_string().contains(" context --hook ")
+    }
+    for (a, b) in [("mcpServers", "deja"), ("mcp", "deja")] {
+        if let Some(o) = v.get_mut(a).and_then(Value::as_object_mut) {
+            o.remove(b);
+        }
+    }
+    if let Some(list) = v
+        .pointer_mut("/permissions/allow")
+        .and_then(Value::as_array_mut)
+    {
+        list.retain(|x| !is_deja(x));
+    }
+    if let Some(hooks) = v.get_mut("hooks").and_then(Value::as_object_mut) {
+        for list in hooks.values_mut() {
+            if let Some(list) = list.as_array_mut() {
+                list.retain(|x| !is_deja(x));
+            }
+        }
+        hooks.retain(|k, list| {
+            !list.as_array().is_some_and(Vec::is_empty) || before["hooks"].get(k).is_some()
+        });
+    }
+    // The containers of deja's entries that setup created go with them.
+    if let Some(o) = v.as_object_mut() {
+        o.retain(|k, x| {
+            let ours = ["mcpServers", "mcp", "permissions", "hooks"].contains(&k.as_str());
+            let empty = x.as_object().is_some_and(|m| {
+                m.is_empty() || m.values().all(|y| y.as_array().is_some_and(Vec::is_empty))
+            });
+            !(ours && empty) || before.get(k).is_some()
+        });
+    }
+    v
+}
+
+/// After `--undo`: each file as it was before setup, or, where the agent
+/// rewrote it while it ran, as the agent left it less deja's entries.
+fn assert_restored(
+    files: &[PathBuf],
+    before: &[Option<Vec<u8>>],
+    set_up: &[Option<Vec<u8>>],
+    after_run: &[Option<Vec<u8>>],
+) {
+    let undone = snapshot(files);
+    for (i, f) in files.iter().enumerate() {
+        if after_run[i] == set_up[i] {
+            assert!(
+                undone[i] == before[i],
+                "{} is not byte for byte what it was before setup:\nbefore:\n{}\nafter undo:\n{}",
+                f.display(),
+                before[i]
+                    .as_deref()
+                    .map(String::from_utf8_lossy)
+                    .unwrap_or_default(),
+                undone[i]
+                    .as_deref()
+                    .map(String::from_utf8_lossy)
+                    .unwrap_or_default()
+            );
+            continue;
+        }
+        // The agent rewrote the file (Claude Code rewrites ~/.claude.json).
+        let parse = |b: &Option<Vec<u8>>| -> Value {
+            b.as_deref()
+                .map(|b| {
+                    serde_json::from_slice(b).unwrap_or_else(|e| {
+                        panic!(
+                            "{} changed during the run and is not JSON: {e}",
+                            f.display()
+                        )
+                    })
+                })
+                .unwrap_or(Value::Null)
+        };
+        let base = parse(&before[i]);
+        let expected = without_deja(parse(&after_run[i]), &base);
+        let got = parse(&undone[i]);
+        println!(
+            "{} was rewritten by the agent; compared as JSON",
+            f.display()
+        );
+        assert_eq!(
+            got,
+            expected,
+            "{}: undo did not give back the agent's file less deja's entries",
+            f.display()
+        );
+        assert_eq!(
+            got["userNote"],
+            base["userNote"],
+            "{}: the user's own key is gone",
+            f.display()
+        );
+    }
+}
+
+/// The whole round: the agent's settings, `deja setup`, one run on the
+/// recall script, what deja then finds, `deja setup --undo`.
+fn round_trip(agent: Agent) {
+    let started = Instant::now();
+    let d = demo();
+    let sb = &d.sb;
+    let run_dir = sb.home.parent().unwrap().join("run");
+    let server = ModelServer::start(
+        &run_dir,
+        &json!([
+            {"tool_like": "recall", "input": {"query": "tenant predicate bug"}},
+            {"text": ANSWER},
+        ]),
+    );
+    agent.configure(sb, &server.url);
+    let files = agent.files(&sb.home);
+    let before = snapshot(&files);
+
+    let setup = sb.ok(&["setup", agent.name()]);
+    println!(
+        "deja setup {}:\n{}{}",
+        agent.name(),
+        setup.stdout,
+        setup.stderr
+    );
+    let set_up = snapshot(&files);
+    assert_ne!(before, set_up, "setup changed nothing");
+
+    let out = run_agent(
+        agent.command(sb, &server.url, &d.billing, QUESTION, &[]),
+        &run_dir,
+        agent.name(),
+    );
+    let requests = server.requests();
+    let report = summary(&requests);
+    println!("requests:\n{report}");
+    assert_eq!(
+        out.code,
+        0,
+        "{} failed\nstdout:\n{}\nstderr:\n{}\nrequests:\n{report}",
+        agent.name(),
+        out.stdout,
+        out.stderr
+    );
+    assert!(out.stdout.contains(ANSWER), "stdout: {}", out.stdout);
+    let after_run = snapshot(&files);
+
+    // (1) The first request of the conversation carries deja's digest and
+    // offers deja's recall tool (Claude Code and Qwen Code name deferred
+    // tools in the prompt).
+    let convo = conversation(&requests);
+    let first = convo.first().expect("no conversation request");
+    let text = body(first);
+    assert!(
+        text.contains("(from deja)") && text.contains("## Memory of past sessions in"),
+        "the first request lacks deja's digest:\n{text}"
+    );
+    // Qwen Code escapes `<` and `>` in what SessionStart hooks add (deja
+    // prints the frame raw, as Claude Code and Codex CLI pass it on).
+    let frame = text
+        .find("<recalled-memory source=")
+        .or_else(|| {
+            (agent == Agent::Qwen)
+                .then(|| text.find("&lt;recalled-memory source="))
+                .flatten()
+        })
+        .unwrap_or_else(|| {
+            let at = text.find("(from deja)").unwrap();
+            panic!(
+                "the digest in the first request has no frame:\n…{}…",
+                around(&text, at + 1000)
+            )
+        });
+    assert!(
+        text[frame..].contains(&d.tenant),
+        "the digest in the first request does not name {}",
+        d.tenant
+    );
+    let offers_recall = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t.as_str().is_some_and(|t| t.ends_with("recall")))
+        || text.contains("mcp__deja__recall");
+    assert!(
+        offers_recall,
+        "the first request does not offer deja's recall: {:?}",
+        first["tools"]
+    );
+
+    // (2) The model called deja's recall.
+    let call = step_request(&requests, 0);
+    let reply = &call["reply"];
+    let called = reply["bridged"]
+        .as_str()
+        .or(reply["tool"].as_str())
+        .unwrap();
+    assert!(called.ends_with("recall"), "{reply}");
+    let call_id = reply["call_id"].as_str().unwrap();
+
+    // (3) The next request carries deja's framed answer, naming the tenant
+    // session, and nothing outside the frame (no structuredContent).
+    let next = step_request(&requests, 1);
+    let result = tool_result(next, call_id).unwrap_or_else(|| {
+        panic!(
+            "the request after the call lacks its result:\n{}",
+            body(next)
+        )
+    });
+    // Codex CLI puts "Wall time: …\nOutput:\n" before a tool's output.
+    let framed = match result.split_once("Output:\n") {
+        Some((head, rest)) if head.starts_with("Wall time") => rest,
+        _ => result.as_str(),
+    }
+    .trim();
+    assert!(
+        framed.starts_with("<recalled-memory") && framed.contains("</recalled-memory>"),
+        "the tool result does not start with deja's frame:\n{result}"
+    );
+    // After the frame deja adds plain notes (why semantic recall was off,
+    // how to cite), never JSON.
+    let (_, after) = framed.rsplit_once("</recalled-memory>").unwrap();
+    assert!(
+        !after.contains('{') && !after.contains("\"hits\""),
+        "JSON after deja's frame:\n{result}"
+    );
+    assert!(
+        framed.contains(&d.tenant),
+        "the answer does not name {}:\n{result}",
+        d.tenant
+    );
+    assert!(
+        !body(next).contains("structuredContent") && !framed.contains("{\"hits\""),
+        "structured content reached the model:\n{result}"
+    );
+
+    // (4) deja finds the session the agent just wrote.
+    if let Some(harness) = agent.harness() {
+        let native = agent.session_id(sb, &out, &requests);
+        sb.ok(&["index"]);
+        let found = sb
+            .ok(&["recall", QUESTION, "--harness", harness, "--json"])
+            .json();
+        let hits = found["hits"].as_array().unwrap();
+        assert!(
+            hits.iter().any(|h| h["session_id"]
+                .as_str()
+                .is_some_and(|s| s.contains(&native))),
+            "deja recall --harness {harness} does not find session {native}:\n{found:#}"
+        );
+    }
+
+    // (5) Undo gives every file back.
+    sb.ok(&["setup", agent.name(), "--undo"]);
+    assert_restored(&files, &before, &set_up, &after_run);
+    println!(
+        "{} round trip: {:.1}s",
+        agent.name(),
+        started.elapsed().as_secs_f64()
+    );
+}
+
+#[test]
+fn claude_code_gets_the_digest_recalls_through_deja_and_undo_restores_its_files() {
+    round_trip(Agent::Claude);
+}
+
+#[test]
+fn codex_gets_the_digest_recalls_through_deja_and_undo_restores_its_files() {
+    round_trip(Agent::Codex);
+}
+
+#[test]
+fn qwen_code_gets_the_digest_recalls_through_deja_and_undo_restores_its_files() {
+    round_trip(Agent::Qwen);
+}
+
+#[test]
+fn opencode_gets_the_digest_recalls_through_deja_and_undo_restores_its_files() {
+    round_trip(Agent::OpenCode);
+}
+
+#[test]
+fn setup_then_undo_gives_every_agents_files_back_byte_for_byte() {
+    let sb = Sandbox::new();
+    let agents = [Agent::Claude, Agent::Codex, Agent::Qwen, Agent::OpenCode];
+    for agent in agents {
+        agent.configure(&sb, "http://127.0.0.1:9");
+    }
+    for agent in agents {
+        let files = agent.files(&sb.home);
+        let before = snapshot(&files);
+        let dry = sb.ok(&["setup", agent.name(), "--dry-run"]);
+        assert_eq!(
+            before,
+            snapshot(&files),
+            "{}: a dry run changed files: {}",
+            agent.name(),
+            dry.stdout
+        );
+        sb.ok(&["setup", agent.name()]);
+        let set_up = snapshot(&files);
+        assert_ne!(before, set_up, "{}: setup changed nothing", agent.name());
+        sb.ok(&["setup", agent.name()]);
+        assert_eq!(
+            set_up,
+            snapshot(&files),
+            "{}: a second setup changed files",
+            agent.name()
+        );
+        sb.ok(&["setup", agent.name(), "--undo"]);
+        assert_eq!(
+            before,
+            snapshot(&files),
+            "{}: undo did not give the files back byte for byte",
+            agent.name()
+        );
+    }
+    // Folders setup created for its own files go with them.
+    assert!(!sb.home.join(".config/opencode/plugin").exists());
+}
+
+/// A failing shell command whose error an earlier session met: the request
+/// after it carries deja's note naming that session (the Terraform lock of
+/// the demo's infra project; the agent runs in billing-api, whose digest does
+/// not name it).
+fn failure_note(agent: Agent, shell_tool: &str, input: Value, extra: &[&str]) {
+    let started = Instant::now();
+    let d = demo();
+    let sb = &d.sb;
+    let run_dir = sb.home.parent().unwrap().join("run");
+    let server = ModelServer::start(
+        &run_dir,
+        &json!([
+            {"tool": shell_tool, "input": input},
+            {"text": "The state lock is left over from the killed apply."},
+        ]),
+    );
+    agent.configure(sb, &server.url);
+    sb.ok(&["setup", agent.name()]);
+    let out = run_agent(
+        agent.command(
+            sb,
+            &server.url,
+            &d.billing,
+            "terraform plan fails, why?",
+            extra,
+        ),
+        &run_dir,
+        agent.name(),
+    );
+    let requests = server.requests();
+    let report = summary(&requests);
+    println!("requests:\n{report}");
+    assert_eq!(
+        out.code,
+        0,
+        "{} failed\nstdout:\n{}\nstderr:\n{}\nrequests:\n{report}",
+        agent.name(),
+        out.stdout,
+        out.stderr
+    );
+    let call = step_request(&requests, 0);
+    assert!(
+        !body(call).contains(&d.lock),
+        "the request before the failure already names {}",
+        d.lock
+    );
+    let call_id = call["reply"]["call_id"].as_str().unwrap();
+    let next = step_request(&requests, 1);
+    let result = tool_result(next, call_id).unwrap_or_else(|| {
+        panic!(
+            "the request after the call lacks its result:\n{}",
+            body(next)
+        )
+    });
+    assert!(
+        result.contains(LOCK_ERROR),
+        "the command did not fail as scripted:\n{result}"
+    );
+    let text = body(next);
+    let at = text.find(&d.lock).unwrap_or_else(|| {
+        panic!(
+            "the request after the failure does not name {}:\n{text}",
+            d.lock
+        )
+    });
+    // deja's note: a line naming the session, then the frame with what it
+    // did. Qwen Code escapes `<` and `>` in a PostToolUseFailure hook's
+    // context (deja prints them raw, as Claude Code passes them on).
+    let note = &text[at..];
+    let (open, close) = if agent == Agent::Qwen && !note.contains("<recalled-memory") {
+        ("&lt;recalled-memory source=", "&lt;/recalled-memory&gt;")
+    } else {
+        ("<recalled-memory source=", "</recalled-memory>")
+    };
+    let framed = note
+        .find(open)
+        .filter(|&o| o < 600)
+        .is_some_and(|o| note[o..].contains(close));
+    assert!(
+        framed,
+        "the note naming {} has no frame after it:\n…{}…",
+        d.lock,
+        around(&text, at)
+    );
+    assert!(
+        note.contains("ConditionalCheckFailedException") || note.contains("state lock"),
+        "the note does not quote the earlier session:\n{}",
+        around(&text, at)
+    );
+    println!(
+        "{} failure note: {:.1}s",
+        agent.name(),
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// The text around byte `at`, for failure messages.
+fn around(text: &str, at: usize) -> &str {
+    let mut from = at.saturating_sub(1500);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let mut to = (at + 500).min(text.len());
+    while !text.is_char_boundary(to) {
+        to += 1;
+    }
+    &text[from..to]
+}
+
+fn failing_command() -> String {
+    format!("printf '%s\\n\\n%s\\n' '{LOCK_ERROR}' '{LOCK_DETAIL}' >&2; exit 1")
+}
+
+#[test]
+fn claude_code_gets_a_note_when_bash_fails_as_an_earlier_session_did() {
+    failure_note(
+        Agent::Claude,
+        "Bash",
+        json!({"command": failing_command(), "description": "Run terraform plan"}),
+        &["--allowedTools", "Bash"],
+    );
+}
+
+#[test]
+fn qwen_code_gets_a_note_when_a_shell_command_fails_as_an_earlier_session_did() {
+    failure_note(
+        Agent::Qwen,
+        "run_shell_command",
+        json!({"command": failing_command(), "description": "Run terraform plan", "is_background": false}),
+        // `--allowed-tools run_shell_command` is not enough in `-p` mode (a
+        // deny rule "edit" still refuses it).
+        &["--approval-mode", "yolo"],
+    );
+}

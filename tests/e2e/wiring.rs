@@ -231,10 +231,7 @@ fn setup_lists_every_agent_it_knows_with_what_it_would_change() {
     }
     // Nothing found in an empty HOME: `--all` wires nothing, says so.
     let out = sb.ok(&["setup", "--all"]);
-    assert!(
-        out.stderr.contains("no agent found"),
-        "{}", out.stderr
-    );
+    assert!(out.stderr.contains("no agent found"), "{}", out.stderr);
     std::fs::create_dir_all(sb.home.join(".qwen")).unwrap();
     let out = sb.ok(&["setup", "--all", "--dry-run"]).stdout;
     assert!(

@@ -478,7 +478,7 @@ fn tool_result(r: &Value, call_id: &str) -> Option<String> {
 }
 
 /// The main request that the script's step `step` answered.
-fn step_request<'a>(requests: &'a [Value], step: u64) -> &'a Value {
+fn step_request(requests: &[Value], step: u64) -> &Value {
     requests
         .iter()
         .find(|r| r["kind"] == "main" && r["step"] == step)

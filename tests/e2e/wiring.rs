@@ -182,7 +182,7 @@ fn a_failed_command_gets_one_framed_note_naming_the_session_that_met_its_error()
 
 #[test]
 fn hooks_add_nothing_when_injection_is_off_globally_or_for_the_agent() {
-    let mut sb = demo_sandbox();
+    let sb = demo_sandbox();
     let start = serde_json::json!({"session_id": "s", "cwd": billing_api(), "hook_event_name": "SessionStart"});
     assert!(hook(&sb, "claude", "session-start", &start)["hookSpecificOutput"].is_object());
     sb.config(

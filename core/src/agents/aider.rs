@@ -693,8 +693,6 @@ fn setup_aider(app: &App, dry_run: bool, undo: bool) -> Result<Vec<String>> {
     Ok(changes)
 }
 
-/// Runs the command.
-
 /// aider.
 pub struct Aider;
 

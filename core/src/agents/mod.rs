@@ -136,7 +136,7 @@ pub trait Agent: Sync {
         let mut missing = 0;
         let mut why = Vec::new();
         for f in &files {
-            if !edit::is_wired(&f)? {
+            if !edit::is_wired(f)? {
                 missing += 1;
                 why.push(format!("`{}` lacks deja's entries", f.path.display()));
             }

@@ -435,7 +435,7 @@ fn wiring(app: &App, problems: &mut Vec<Problem>) -> Vec<out::Wiring> {
         .collect::<Vec<_>>()
         .join(", ");
         let detail = match (state, &found) {
-            ("wired", _) => format!("{gives}"),
+            ("wired", _) => gives.clone(),
             ("stale", _) => {
                 problems.push(Problem {
                     what: format!(

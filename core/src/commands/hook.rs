@@ -268,7 +268,7 @@ pub fn failure_note(
         max_bytes.saturating_sub(head.len() + frame::open().len() + frame::close().len() + 40) / 2;
     let mut body = quote("there", &hit.text, room);
     if let Some(next) = &next {
-        body.push_str(&quote("what was done", &next, room));
+        body.push_str(&quote("what was done", next, room));
     }
     let note = format!("{head}{}{body}{}", frame::open(), frame::close());
     Ok(Some(frame::cut(&note, max_bytes).to_string()))

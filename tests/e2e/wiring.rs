@@ -166,6 +166,37 @@ fn a_failed_command_gets_one_framed_note_naming_the_session_that_met_its_error()
         hook(&sb, "qwen", "tool-failure", &state_lock_failure("live-2"))["hookSpecificOutput"]
             .is_object()
     );
+    // Gemini CLI's AfterTool: a shell command that exited non-zero.
+    let gemini = serde_json::json!({
+        "session_id": "live-g",
+        "cwd": "/tmp",
+        "hook_event_name": "AfterTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "terraform plan"},
+        "tool_response": {
+            "llmContent": "Command: terraform plan\nOutput: Error: Error acquiring the state lock\nConditionalCheckFailedException: The conditional request failed\nExit Code: 1\n",
+            "returnDisplay": "",
+        },
+    });
+    let noted = hook(&sb, "gemini", "tool-failure", &gemini);
+    assert_eq!(
+        noted["hookSpecificOutput"]["hookEventName"], "AfterTool",
+        "{noted:#}"
+    );
+    assert!(noted["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .contains("-20251201T170218"));
+    let mut ok = gemini.clone();
+    ok["session_id"] = "live-h".into();
+    ok["tool_response"]["llmContent"] =
+        "Command: terraform plan\nOutput: Error: Error acquiring the state lock\nExit Code: 0\n"
+            .into();
+    assert_eq!(
+        hook(&sb, "gemini", "tool-failure", &ok),
+        serde_json::json!({}),
+        "a command that succeeded got a note"
+    );
     // An error no session met, and one too short to tell: nothing.
     let mut other = state_lock_failure("live-3");
     other["error"] = "zsh: command not found: frobnicate-the-widgets --harder".into();

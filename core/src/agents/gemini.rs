@@ -1,6 +1,8 @@
 //! Gemini CLI: a `deja` extension under the user's Gemini home whose manifest
 //! declares the MCP server (`deja mcp`, this executable's absolute path) and
-//! whose hooks file adds the project's digest at SessionStart. The extension
+//! whose hooks file adds the project's digest at SessionStart and, after a
+//! shell command that failed (AfterTool on `run_shell_command`), the note of an
+//! earlier session that met the same error. The extension
 //! lives in its own folder: no settings file of the user's is touched, and
 //! `--undo` removes exactly that folder.
 
@@ -34,6 +36,7 @@ pub fn gemini_files(exe: &Path) -> Vec<(&'static str, String)> {
     let exe_text = exe.to_string_lossy().into_owned();
     let env = super::server_env();
     let hook_command = Env::command_for(exe, "context --hook gemini");
+    let failure_command = Env::command_for(exe, "context --hook gemini --on tool-failure");
     let manifest = out::GeminiManifest {
         description: "deja: memory of past coding-agent sessions (MCP tools recall, session, sessions; the project's digest at session start)",
         mcp_servers: out::McpServers {
@@ -48,6 +51,16 @@ pub fn gemini_files(exe: &Path) -> Vec<(&'static str, String)> {
     };
     let hooks = out::GeminiHooks {
         hooks: out::HookEvents {
+            after_tool: vec![out::HookGroup {
+                hooks: vec![out::HookCommand {
+                    command: failure_command,
+                    description: "When a command fails: the earlier session that met the same error, from deja",
+                    name: "deja-failure-note",
+                    timeout: 5000,
+                    kind: "command",
+                }],
+                matcher: Some("run_shell_command"),
+            }],
             session_start: vec![out::HookGroup {
                 hooks: vec![out::HookCommand {
                     command: hook_command,
@@ -56,6 +69,7 @@ pub fn gemini_files(exe: &Path) -> Vec<(&'static str, String)> {
                     timeout: 5000,
                     kind: "command",
                 }],
+                matcher: None,
             }],
         },
     };
@@ -178,7 +192,7 @@ impl Agent for Gemini {
         Provides {
             mcp: true,
             session_start: Some("SessionStart hook of deja's extension"),
-            failure_notes: false,
+            failure_notes: true,
         }
     }
     fn found(&self, env: &Env) -> Option<String> {

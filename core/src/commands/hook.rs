@@ -5,7 +5,8 @@
 //! - `session-start` (the default): the project's digest, for Claude Code,
 //!   Codex CLI, Gemini CLI and Qwen Code's SessionStart hooks.
 //! - `tool-failure`: when a command fails (Claude Code's and Qwen Code's
-//!   PostToolUseFailure), the error is looked up by its words alone (no model
+//!   PostToolUseFailure, Gemini CLI's AfterTool for a shell command that
+//!   exited non-zero), the error is looked up by its words alone (no model
 //!   loads) in earlier sessions; when one met the same error, a short framed
 //!   note names it and what was done next. At most once per error text per
 //!   session, bounded by `context.note_max_bytes`, silent when nothing
@@ -81,14 +82,38 @@ impl Input {
         self.str("session_id")
     }
 
-    /// The failure's text: the `error` field, else a tool response's stderr.
+    /// The failure's text: the `error` field (Claude Code, Qwen Code), else a
+    /// tool response's `error` or stderr, else, for a shell command that
+    /// exited non-zero, its output as the agent reports it (Gemini CLI's
+    /// AfterTool: `llmContent` with `Exit Code: N`). `None`: no failure.
     pub fn error(&self) -> Option<String> {
-        let e = self.str("error").map(str::to_string).or_else(|| {
-            self.json["tool_response"]["stderr"]
-                .as_str()
-                .map(str::to_string)
-        })?;
-        Some(e)
+        if let Some(e) = self.str("error") {
+            return Some(e.to_string());
+        }
+        let response = &self.json["tool_response"];
+        let error = &response["error"];
+        if let Some(e) = error.as_str().or_else(|| error["message"].as_str()) {
+            return Some(e.to_string());
+        }
+        if let Some(e) = response["stderr"].as_str().filter(|e| !e.trim().is_empty()) {
+            return Some(e.to_string());
+        }
+        let content = match &response["llmContent"] {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts
+                .iter()
+                .filter_map(|p| p["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => return None,
+        };
+        let failed = content.lines().any(|l| {
+            l.trim()
+                .strip_prefix("Exit Code:")
+                .map(str::trim)
+                .is_some_and(|code| !code.is_empty() && code != "0" && code != "(none)")
+        });
+        failed.then_some(content)
     }
 }
 
@@ -318,9 +343,10 @@ pub fn run(
             }
         }
     };
-    let name = match event {
-        Event::SessionStart => "SessionStart",
-        Event::ToolFailure => "PostToolUseFailure",
+    let name = match (event, agent) {
+        (Event::SessionStart, _) => "SessionStart",
+        (Event::ToolFailure, "gemini") => "AfterTool",
+        (Event::ToolFailure, _) => "PostToolUseFailure",
     };
     println!("{}", answer(name, text.as_deref())?);
     Ok(())
@@ -347,6 +373,28 @@ mod tests {
             "I ran it and got psycopg2.errors.UndefinedColumn: column \"tenant_id\" does not exist at line 4"
         ));
         assert!(!same_error(&terms, "the tenant column was renamed"));
+    }
+
+    #[test]
+    fn a_failure_is_read_from_each_agents_input() {
+        let input = |v: Value| Input { json: v };
+        let claude = input(serde_json::json!({"error": "Exit code 1\nboom"}));
+        assert_eq!(claude.error().as_deref(), Some("Exit code 1\nboom"));
+        let gemini = |content: &str| {
+            input(
+                serde_json::json!({"tool_response": {"llmContent": content, "returnDisplay": ""}}),
+            )
+        };
+        let failed = gemini("Command: make\nOutput: Error: no rule\nExit Code: 2\n");
+        assert!(failed.error().unwrap().contains("no rule"));
+        assert_eq!(
+            gemini("Command: ls\nOutput: a b\nExit Code: 0\n").error(),
+            None
+        );
+        assert_eq!(gemini("Command: ls\nOutput: a b\n").error(), None);
+        let object = input(serde_json::json!({"tool_response": {"error": {"message": "denied"}}}));
+        assert_eq!(object.error().as_deref(), Some("denied"));
+        assert_eq!(input(Value::Null).error(), None);
     }
 
     #[test]

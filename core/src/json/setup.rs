@@ -50,6 +50,9 @@ pub struct GeminiHooks<'a> {
 /// The hooks of each event.
 #[derive(Debug, Clone, Serialize)]
 pub struct HookEvents<'a> {
+    /// After a tool ran (deja answers only for a failed shell command).
+    #[serde(rename = "AfterTool")]
+    pub after_tool: Vec<HookGroup<'a>>,
     /// At session start.
     #[serde(rename = "SessionStart")]
     pub session_start: Vec<HookGroup<'a>>,
@@ -60,6 +63,9 @@ pub struct HookEvents<'a> {
 pub struct HookGroup<'a> {
     /// The hooks.
     pub hooks: Vec<HookCommand<'a>>,
+    /// The tools it applies to (absent: every one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<&'a str>,
 }
 
 /// A hook that runs a command.
@@ -146,7 +152,9 @@ mod tests {
         assert_eq!(keys(&manifest.mcp_servers.deja), ["args", "command", "env"]);
         let hooks = GeminiHooks {
             hooks: HookEvents {
+                after_tool: Vec::new(),
                 session_start: vec![HookGroup {
+                    matcher: None,
                     hooks: vec![HookCommand {
                         command: "deja context --hook gemini".into(),
                         description: "d",
@@ -158,7 +166,7 @@ mod tests {
             },
         };
         assert_eq!(keys(&hooks), ["hooks"]);
-        assert_eq!(keys(&hooks.hooks), ["SessionStart"]);
+        assert_eq!(keys(&hooks.hooks), ["AfterTool", "SessionStart"]);
         assert_eq!(keys(&hooks.hooks.session_start[0]), ["hooks"]);
         assert_eq!(
             keys(&hooks.hooks.session_start[0].hooks[0]),

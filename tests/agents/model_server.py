@@ -16,6 +16,11 @@ does not ask to stream):
   POST /v1/responses                    OpenAI Responses (Codex CLI)
   POST /v1/chat/completions             OpenAI Chat Completions (Qwen Code, OpenCode, aider)
   GET  /v1/models[/ID]                  a model list (OpenAI and Anthropic shapes at once)
+  POST /v1beta/models/M:streamGenerateContent   Gemini API, SSE (Gemini CLI; alt=sse)
+  POST /v1beta/models/M:generateContent         Gemini API, JSON (Gemini CLI's side requests:
+                                        no tools; one asking for JSON by a response schema is
+                                        answered with a small value that fits the schema)
+  POST /v1beta/models/M:countTokens             Gemini token count ({"totalTokens": N})
 
 (the same paths without the /v1 prefix work too). Anything else is answered
 404 with a JSON error, and recorded.
@@ -57,7 +62,12 @@ Tool names the agents offer for deja's MCP server registered as "deja" (seen in 
   Qwen Code 0.24.4     mcp__deja__recall, deferred behind tool_search + tool_call {"name",
                        "arguments"} (declared directly with "alwaysLoadTools": true on the server)
   OpenCode 1.18.33     deja_recall (server name + "_" + tool name), declared directly
-So {"tool_like": "recall"} works unchanged with all four.
+  Gemini CLI 0.61.0    mcp_deja_recall (extension server "deja"), declared directly in
+                       functionDeclarations, in `-p` mode only when its policy allows the
+                       server (--allowed-mcp-server-names deja); the call is a part
+                       {"functionCall": {"id", "name", "args"}}, its result comes back as
+                       {"functionResponse": {"id", "name", "response": {"output": text}}}
+So {"tool_like": "recall"} works unchanged with all five.
 
 How a request is classified (under one lock, so parallel requests are safe):
   1. count_tokens and /models are answered directly ("other").
@@ -144,7 +154,12 @@ def offered_tools(api, body):
     for t in tools:
         if not isinstance(t, dict):
             continue
-        if api == "chat":
+        if api == "gemini":
+            # Gemini API: {"functionDeclarations": [{"name", "description", "parametersJsonSchema"}]}
+            for fd in t.get("functionDeclarations") or t.get("function_declarations") or []:
+                if isinstance(fd, dict) and fd.get("name"):
+                    names.append(fd["name"])
+        elif api == "chat":
             fn = t.get("function")
             if isinstance(fn, dict) and fn.get("name"):
                 names.append(fn["name"])
@@ -465,6 +480,70 @@ def chat_json(reply, model, input_tokens):
             "usage": chat_usage(input_tokens)}
 
 
+def gemini_parts(reply):
+    parts = []
+    if reply.get("text") is not None:
+        parts.append({"text": reply["text"]})
+    if reply.get("tool"):
+        parts.append({"functionCall": {"id": reply["call_id"], "name": reply["tool"], "args": reply["input"]}})
+    if not parts:
+        parts.append({"text": ""})
+    return parts
+
+
+def gemini_response(reply, model, input_tokens):
+    return {"candidates": [{"content": {"role": "model", "parts": gemini_parts(reply)},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": input_tokens, "candidatesTokenCount": 10,
+                              "totalTokenCount": input_tokens + 10},
+            "modelVersion": model, "responseId": new_id("resp_")}
+
+
+def gemini_events(reply, model, input_tokens):
+    return [("data: " + json.dumps(gemini_response(reply, model, input_tokens), ensure_ascii=False)
+             + "\r\n\r\n").encode()]
+
+
+def gemini_schema(body):
+    """The JSON schema a Gemini API request asks its answer to follow, if any."""
+    gc = body.get("generationConfig") if isinstance(body, dict) else None
+    if not isinstance(gc, dict):
+        return None
+    for key in ("responseJsonSchema", "responseSchema", "response_json_schema", "response_schema"):
+        if isinstance(gc.get(key), dict):
+            return gc[key]
+    if gc.get("responseMimeType") == "application/json":
+        return {}
+    return None
+
+
+def from_schema(schema):
+    """A small value that fits `schema`: the first enum value, "ok", 0, false, [] or an object of those.
+    Gemini CLI's side requests (next speaker, model routing, loop checks) ask for JSON this way."""
+    if not isinstance(schema, dict):
+        return "ok"
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    t = schema.get("type")
+    if isinstance(t, list):
+        t = next((x for x in t if str(x).lower() != "null"), None)
+    t = str(t or ("object" if "properties" in schema else "string")).lower()
+    if t == "object":
+        return {k: from_schema(v) for k, v in (schema.get("properties") or {}).items()}
+    if t == "array":
+        return []
+    if t in ("number", "integer"):
+        for key in ("minimum", "exclusiveMinimum"):
+            if isinstance(schema.get(key), (int, float)):
+                return schema[key] + (1 if key == "exclusiveMinimum" else 0)
+        # an integer 1: Gemini CLI's model router wants complexity_score 1-100 (its
+        # schema does not say so); a number 0 (a loop check's confidence: no loop)
+        return 1 if t == "integer" else 0
+    if t == "boolean":
+        return False
+    return "ok"
+
+
 def models_list(model):
     ids = [model, "gpt-4o", "claude-sonnet-4-5", "claude-haiku-4-5"]
     seen, data = set(), []
@@ -591,6 +670,9 @@ class Handler(BaseHTTPRequestHandler):
                            "created_at": "2025-01-01T00:00:00Z", "owned_by": "mock", "display_name": mid}
                 self.record(entry)
                 return self.send_json(200, obj)
+            gm = GEMINI_PATH.match(path) if method == "POST" else None
+            if gm is not None:
+                return self.handle_gemini(entry, body, gm.group(1), gm.group(2))
             if method == "POST" and norm == "/messages/count_tokens":
                 entry["api"] = "count_tokens"
                 self.record(entry)
@@ -636,6 +718,41 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(200, chat_json(reply, model, itok))
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+
+    def handle_gemini(self, entry, body, model, action):
+        """Gemini API (Gemini CLI): models/{model}:streamGenerateContent (SSE), :generateContent
+        (JSON; Gemini CLI's side requests, which offer no tools), :countTokens."""
+        script = self.server.script
+        if action == "countTokens":
+            entry["api"] = "count_tokens"
+            self.record(entry)
+            return self.send_json(200, {"totalTokens": estimate_tokens(body)})
+        if action not in ("streamGenerateContent", "generateContent"):
+            entry["status"] = 404
+            self.record(entry)
+            return self.send_json(404, {"error": {"code": 404, "status": "NOT_FOUND",
+                                                  "message": f"model_server: no Gemini method {action}"}})
+        entry["api"] = "gemini"
+        tools = offered_tools("gemini", body)
+        entry["tools"] = tools
+        with script.lock:
+            kind, idx, reply, reason = classify(script, "gemini", body, tools)
+            if reply.get("tool") and not reply.get("call_id"):
+                reply["call_id"] = new_id("call_")
+            schema = gemini_schema(body)
+            if kind == "side" and schema is not None:
+                reply = {"text": json.dumps(from_schema(schema))}
+            entry.update(kind=kind, step=idx, reply=reply, reason=reason)
+            self.record(entry)
+        itok = estimate_tokens(body)
+        if action == "streamGenerateContent":
+            return self.send_stream(gemini_events(reply, model, itok))
+        return self.send_json(200, gemini_response(reply, model, itok))
+
+
+# POST /v1beta/models/{model}:{action} (the Gemini API; v1 and v1alpha too)
+GEMINI_PATH = re.compile(r"^/(?:v1beta|v1alpha|v1)/models/([^/:]+):([A-Za-z]+)$")
 
 
 def estimate_tokens(body):

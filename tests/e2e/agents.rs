@@ -6,7 +6,9 @@
 //! (and nothing outside the frame), deja then finds the session the agent
 //! wrote, and `--undo` gives back every file as it was. For Claude Code and
 //! Qwen Code, a failing shell command brings deja's note of the earlier
-//! session that met the same error.
+//! session that met the same error. Gemini CLI (`deja setup gemini`, on the
+//! Gemini API) makes the same round; aider, which has no MCP client, gets
+//! the digest as a read-only file through `deja aider`.
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -967,4 +969,400 @@ fn qwen_code_gets_a_note_when_a_shell_command_fails_as_an_earlier_session_did() 
         // deny rule "edit" still refuses it).
         &["--approval-mode", "yolo"],
     );
+}
+
+/// The result of the Gemini API function call `call_id` in a request: the
+/// `functionResponse` part's `response.output` (Gemini CLI 0.61 sends the MCP
+/// tool's text there).
+fn function_response(r: &Value, call_id: &str) -> Option<String> {
+    for c in r["body"]["contents"].as_array().into_iter().flatten() {
+        for part in c["parts"].as_array().into_iter().flatten() {
+            let fr = &part["functionResponse"];
+            if fr["id"] == call_id {
+                return Some(
+                    fr["response"]["output"]
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| fr["response"].to_string()),
+                );
+            }
+        }
+    }
+    None
+}
+
+/// Gemini CLI's files: the user's settings and trusted folders, and the
+/// extension `deja setup gemini` writes.
+fn gemini_files(home: &Path) -> Vec<PathBuf> {
+    let g = home.join(".gemini");
+    let ext = g.join("extensions/deja");
+    vec![
+        g.join("settings.json"),
+        g.join("trustedFolders.json"),
+        ext.join("gemini-extension.json"),
+        ext.join("hooks/hooks.json"),
+        ext.join(".deja-setup.json"),
+    ]
+}
+
+/// `deja setup gemini` proven with the real Gemini CLI 0.61.0 on the Gemini
+/// API (`GOOGLE_GEMINI_BASE_URL` at the model server): the extension's
+/// SessionStart hook brings the digest, its MCP server the recall tool
+/// (`mcp_deja_recall`), the framed answer reaches the model, deja finds the
+/// session Gemini wrote, and `--undo` takes the extension away.
+#[test]
+fn gemini_cli_gets_the_digest_recalls_through_deja_and_undo_restores_its_files() {
+    let started = Instant::now();
+    let gemini = agent_cli("gemini");
+    let mut d = demo();
+    let home = d.sb.home.clone();
+    // deja reads the demo's Gemini sessions and those this run writes.
+    d.sb.env(
+        "DEJA_GEMINI_ROOT",
+        std::env::join_paths([fixtures().join("demo/gemini"), home.join(".gemini")]).unwrap(),
+    );
+    let sb = &d.sb;
+    let run_dir = home.parent().unwrap().join("run");
+    let server = ModelServer::start(
+        &run_dir,
+        &json!([
+            {"tool_like": "recall", "input": {"query": "tenant predicate bug"}},
+            {"text": ANSWER},
+        ]),
+    );
+    // The Gemini API key auth (the only one a custom base URL serves), no
+    // update checks or usage statistics, the project's folder trusted (Gemini
+    // CLI runs no MCP server in an untrusted folder).
+    sb.write(
+        ".gemini/settings.json",
+        "{\n  \"security\": { \"auth\": { \"selectedType\": \"gemini-api-key\" } },\n  \"general\": { \"enableAutoUpdate\": false, \"enableAutoUpdateNotification\": false },\n  \"privacy\": { \"usageStatisticsEnabled\": false },\n  \"telemetry\": { \"enabled\": false }\n}\n",
+    );
+    sb.write(
+        ".gemini/trustedFolders.json",
+        serde_json::to_string_pretty(&json!({ d.billing.to_str().unwrap(): "TRUST_FOLDER" }))
+            .unwrap()
+            + "\n",
+    );
+    let files = gemini_files(&home);
+    let before = snapshot(&files);
+
+    let setup = sb.ok(&["setup", "gemini"]);
+    println!("deja setup gemini:\n{}{}", setup.stdout, setup.stderr);
+    let set_up = snapshot(&files);
+    assert_ne!(before, set_up, "setup changed nothing");
+
+    let mut cmd = sb.command_of(&gemini);
+    cmd.current_dir(&d.billing)
+        .env("GOOGLE_GEMINI_BASE_URL", &server.url)
+        .env("GEMINI_API_KEY", "placeholder")
+        .env("GEMINI_TELEMETRY_ENABLED", "false")
+        // In `-p` mode Gemini CLI offers an MCP server's tools only when
+        // its policy allows them without asking: the server named here is.
+        .args(["-p", QUESTION, "--allowed-mcp-server-names", "deja"]);
+    let out = run_agent(cmd, &run_dir, "gemini");
+    let requests = server.requests();
+    let report = summary(&requests);
+    println!("requests:\n{report}");
+    assert_eq!(
+        out.code, 0,
+        "gemini failed\nstdout:\n{}\nstderr:\n{}\nrequests:\n{report}",
+        out.stdout, out.stderr
+    );
+    assert!(out.stdout.contains(ANSWER), "stdout: {}", out.stdout);
+    let after_run = snapshot(&files);
+
+    // (1) The first request of the conversation carries the digest the
+    // extension's SessionStart hook printed and offers deja's recall.
+    let convo = conversation(&requests);
+    let first = convo.first().expect("no conversation request");
+    assert!(
+        first["path"]
+            .as_str()
+            .is_some_and(|p| p.ends_with(":streamGenerateContent")),
+        "{report}"
+    );
+    let text = body(first);
+    assert!(
+        text.contains("(from deja)") && text.contains("## Memory of past sessions in"),
+        "the first request lacks deja's digest:\n{text}"
+    );
+    // Gemini CLI escapes `<` and `>` in what hooks add (as Qwen Code does).
+    let frame = text
+        .find("<recalled-memory source=")
+        .or_else(|| text.find("&lt;recalled-memory source="))
+        .unwrap_or_else(|| {
+            let at = text.find("(from deja)").unwrap();
+            panic!(
+                "the digest in the first request has no frame:\n…{}…",
+                around(&text, at + 1000)
+            )
+        });
+    assert!(
+        text[frame..].contains(&d.tenant),
+        "the digest in the first request does not name {}",
+        d.tenant
+    );
+    let tools: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        tools.contains(&"mcp_deja_recall"),
+        "the first request does not offer deja's recall: {tools:?}"
+    );
+
+    // (2) The model called deja's recall.
+    let call = step_request(&requests, 0);
+    assert_eq!(call["reply"]["tool"], "mcp_deja_recall", "{report}");
+    let call_id = call["reply"]["call_id"].as_str().unwrap();
+
+    // (3) The next request carries deja's framed answer naming the tenant
+    // session, and nothing outside the frame.
+    let next = step_request(&requests, 1);
+    let result = function_response(next, call_id).unwrap_or_else(|| {
+        panic!(
+            "the request after the call lacks its result:\n{}",
+            body(next)
+        )
+    });
+    // Gemini CLI wraps what an MCP tool returns in <untrusted_context>.
+    let framed = result.trim();
+    let framed = framed
+        .strip_prefix("<untrusted_context>")
+        .and_then(|f| f.strip_suffix("</untrusted_context>"))
+        .unwrap_or(framed)
+        .trim();
+    assert!(
+        framed.starts_with("<recalled-memory") && framed.contains("</recalled-memory>"),
+        "the tool result does not start with deja's frame:\n{result}"
+    );
+    let (_, after) = framed.rsplit_once("</recalled-memory>").unwrap();
+    assert!(
+        !after.contains('{') && !after.contains("\"hits\""),
+        "JSON after deja's frame:\n{result}"
+    );
+    assert!(
+        framed.contains(&d.tenant),
+        "the answer does not name {}:\n{result}",
+        d.tenant
+    );
+    assert!(
+        !body(next).contains("structuredContent") && !framed.contains("{\"hits\""),
+        "structured content reached the model:\n{result}"
+    );
+
+    // (4) deja finds the session Gemini CLI just wrote
+    // (~/.gemini/tmp/<project>/chats/session-*.jsonl, its id on line 1).
+    let mut chats = Vec::new();
+    for project in std::fs::read_dir(home.join(".gemini/tmp")).unwrap() {
+        let dir = project.unwrap().path().join("chats");
+        for f in std::fs::read_dir(&dir).into_iter().flatten() {
+            let p = f.unwrap().path();
+            if p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("session-")
+            {
+                chats.push(p);
+            }
+        }
+    }
+    assert_eq!(chats.len(), 1, "gemini transcripts: {chats:?}");
+    let head: Value = serde_json::from_str(
+        std::fs::read_to_string(&chats[0])
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let native = head["sessionId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}: no sessionId: {head}", chats[0].display()))
+        .to_string();
+    sb.ok(&["index"]);
+    let found = sb
+        .ok(&["recall", QUESTION, "--harness", "gemini", "--json"])
+        .json();
+    let hits = found["hits"].as_array().unwrap();
+    assert!(
+        hits.iter().any(|h| h["session_id"]
+            .as_str()
+            .is_some_and(|s| s.contains(&native))),
+        "deja recall --harness gemini does not find session {native}:\n{found:#}"
+    );
+
+    // (5) Undo takes the extension (and the `extensions` folder it created)
+    // away and leaves the user's files as they were.
+    sb.ok(&["setup", "gemini", "--undo"]);
+    assert_restored(&files, &before, &set_up, &after_run);
+    assert!(!home.join(".gemini/extensions/deja").exists());
+    assert!(!home.join(".gemini/extensions").exists());
+    println!("gemini round trip: {:.1}s", started.elapsed().as_secs_f64());
+}
+
+/// aider 0.86.2 from the clients cache; panics with the fix when missing.
+fn aider_cli() -> PathBuf {
+    let bin = clients_dir().join("aider/bin/aider");
+    assert!(
+        bin.is_file(),
+        "aider is not installed in {}; run scripts/fetch-clients first",
+        clients_dir().display()
+    );
+    bin
+}
+
+/// deja's ids of the sessions of `project`.
+fn session_ids(sb: &Sandbox, project: &Path) -> Vec<String> {
+    let v = sb
+        .ok(&["sessions", "--json", "--project", project.to_str().unwrap()])
+        .json();
+    v["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// `deja aider` proven with the real aider 0.86.2 on the Chat Completions
+/// API (aider has no MCP client: the digest is its read-only file): the
+/// request carries the project's digest, aider appends the session to the
+/// project's chat history, deja finds it, and `deja setup aider --undo`
+/// gives the user's `~/.aider.conf.yml` back byte for byte.
+#[test]
+fn aider_gets_the_digest_read_only_through_deja_aider_and_deja_finds_its_session() {
+    let started = Instant::now();
+    let aider = aider_cli();
+    let mut d = demo();
+    // `deja aider` starts the aider found on PATH.
+    let path = std::env::join_paths(
+        std::iter::once(aider.parent().unwrap().to_path_buf()).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )),
+    )
+    .unwrap();
+    d.sb.env("PATH", path);
+    let sb = &d.sb;
+    let home = sb.home.clone();
+    let run_dir = home.parent().unwrap().join("run");
+    let server = ModelServer::start(
+        &run_dir,
+        &json!({"steps": [{"text": ANSWER}], "require_tools": false}),
+    );
+    // aider looks its models up in a price list it would download
+    // (raw.githubusercontent.com); a cached one keeps it offline.
+    let model = json!({"max_input_tokens": 128000, "max_output_tokens": 16384,
+        "litellm_provider": "openai", "mode": "chat",
+        "input_cost_per_token": 0, "output_cost_per_token": 0});
+    sb.write(
+        ".aider/caches/model_prices_and_context_window.json",
+        json!({"gpt-4o": model, "gpt-4o-mini": model}).to_string(),
+    );
+    // The user's own conf, wired with `deja setup aider`.
+    let conf = "# my aider settings\ncheck-update: false  # offline\nshow-release-notes: false\n";
+    let conf_path = sb.write(".aider.conf.yml", conf);
+    sb.ok(&["setup", "aider"]);
+    assert_ne!(std::fs::read_to_string(&conf_path).unwrap(), conf);
+
+    let history = d.billing.join(".aider.chat.history.md");
+    let history_before = std::fs::read_to_string(&history).unwrap_or_default();
+    let ids_before = session_ids(sb, &d.billing);
+
+    let mut cmd = sb.command();
+    cmd.current_dir(&d.billing)
+        .env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        .args([
+            "aider",
+            "--model",
+            "openai/gpt-4o",
+            "--openai-api-base",
+            &format!("{}/v1", server.url),
+            "--openai-api-key",
+            "placeholder",
+            "--message",
+            QUESTION,
+            "--yes-always",
+            "--no-git",
+            "--no-show-model-warnings",
+            "--no-check-update",
+            "--no-analytics",
+        ]);
+    let out = run_agent(cmd, &run_dir, "aider");
+    let requests = server.requests();
+    let report = summary(&requests);
+    println!("requests:\n{report}");
+    assert_eq!(
+        out.code, 0,
+        "deja aider failed\nstdout:\n{}\nstderr:\n{}\nrequests:\n{report}",
+        out.stdout, out.stderr
+    );
+    assert!(out.stdout.contains(ANSWER), "stdout: {}", out.stdout);
+
+    // (1) The first request carries the project's digest as the content of
+    // a read-only file, naming the tenant session inside deja's frame.
+    let convo = conversation(&requests);
+    let first = convo.first().expect("no conversation request");
+    assert_eq!(first["api"], "chat", "{report}");
+    let read_only = first["body"]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .find(|c| c.contains("READ ONLY files"))
+        .unwrap_or_else(|| panic!("no read-only file in the request:\n{}", body(first)));
+    assert!(
+        read_only.contains("context/aider/")
+            && read_only.contains("(from deja)")
+            && read_only.contains("## Memory of past sessions in"),
+        "the read-only file is not deja's digest:\n{read_only}"
+    );
+    let frame = read_only
+        .find("<recalled-memory source=")
+        .unwrap_or_else(|| panic!("the digest has no frame:\n{read_only}"));
+    assert!(
+        read_only[frame..].contains(&d.tenant),
+        "the digest does not name {}:\n{read_only}",
+        d.tenant
+    );
+
+    // (2) aider appended this session to the project's chat history.
+    let history_after = std::fs::read_to_string(&history).unwrap();
+    let added = history_after
+        .strip_prefix(history_before.as_str())
+        .unwrap_or_else(|| panic!("aider rewrote {} instead of appending", history.display()));
+    assert!(
+        added.contains("# aider chat started at")
+            && added.contains(&format!("#### {QUESTION}"))
+            && added.contains(ANSWER),
+        "{} did not get this session:\n{added}",
+        history.display()
+    );
+
+    // (3) deja finds that new session.
+    sb.ok(&["index"]);
+    let new: Vec<String> = session_ids(sb, &d.billing)
+        .into_iter()
+        .filter(|id| !ids_before.contains(id))
+        .collect();
+    assert_eq!(new.len(), 1, "new aider sessions: {new:?}");
+    let found = sb
+        .ok(&["recall", QUESTION, "--harness", "aider", "--json"])
+        .json();
+    assert!(
+        found["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["session_id"] == new[0].as_str()),
+        "deja recall --harness aider does not find session {}:\n{found:#}",
+        new[0]
+    );
+
+    // (4) Undo gives the user's conf back byte for byte.
+    sb.ok(&["setup", "aider", "--undo"]);
+    assert_eq!(std::fs::read_to_string(&conf_path).unwrap(), conf);
+    println!("aider round trip: {:.1}s", started.elapsed().as_secs_f64());
 }

@@ -1057,8 +1057,9 @@ fn gemini_cli_gets_the_digest_recalls_through_deja_and_undo_restores_its_files()
         .env("GEMINI_API_KEY", "placeholder")
         .env("GEMINI_TELEMETRY_ENABLED", "false")
         // In `-p` mode Gemini CLI offers an MCP server's tools only when
-        // its policy allows them without asking: the server named here is.
-        .args(["-p", QUESTION, "--allowed-mcp-server-names", "deja"]);
+        // its policy allows them without asking: setup's user policy
+        // (`~/.gemini/policies/deja.toml`) is what allows deja's.
+        .args(["-p", QUESTION]);
     let out = run_agent(cmd, &run_dir, "gemini");
     let requests = server.requests();
     let report = summary(&requests);

@@ -3,13 +3,15 @@
 //! whose hooks file adds the project's digest at SessionStart and, after a
 //! shell command that failed (AfterTool on `run_shell_command`), the note of an
 //! earlier session that met the same error. The extension
-//! lives in its own folder: no settings file of the user's is touched, and
-//! `--undo` removes exactly that folder.
+//! lives in its own folder, beside a user policy file of deja's that allows
+//! its read-only tools (`policies/deja.toml`): no settings file of the user's
+//! is touched, and `--undo` removes exactly those.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use super::edit::{self, FileWiring, Kind};
 use super::{Agent, Env, Provides, Wiring};
 use crate::json::setup as out;
 
@@ -136,6 +138,25 @@ fn write_if_changed(
     Ok(())
 }
 
+/// The first line of deja's policy file.
+const POLICY_MARKER: &str = "# deja: allows deja's MCP tools, which only read the memory. Written by `deja setup gemini`; `deja setup gemini --undo` removes it.";
+
+/// A user policy of Gemini CLI's policy engine (`~/.gemini/policies/`) that
+/// allows deja's tools without a prompt, as `deja setup claude` does for
+/// Claude Code: an extension's own policies may not allow anything, and
+/// `gemini -p` offers the model no tool that would need asking.
+fn policy(home: &Path) -> FileWiring {
+    FileWiring {
+        path: gemini_home(home).join("policies").join("deja.toml"),
+        kind: Kind::Owned {
+            marker: POLICY_MARKER,
+            text: format!(
+                "{POLICY_MARKER}\n[[rule]]\nmcpName = \"{EXTENSION}\"\ntoolName = \"*\"\ndecision = \"allow\"\npriority = 100\n"
+            ),
+        },
+    }
+}
+
 fn undo_gemini(home: &Path, dry_run: bool) -> Result<Vec<String>> {
     let dir = gemini_extension_dir(home);
     let mut changes = Vec::new();
@@ -199,13 +220,31 @@ impl Agent for Gemini {
         super::found_at(&gemini_home(env.home()), "gemini")
     }
     fn apply(&self, env: &Env, dry_run: bool) -> Result<Vec<String>> {
-        apply_gemini(env.home(), &env.exe, dry_run)
+        let mut changes = apply_gemini(env.home(), &env.exe, dry_run)?;
+        changes.extend(edit::apply(
+            &policy(env.home()),
+            &env.state(self.name()),
+            dry_run,
+        )?);
+        Ok(changes)
     }
     fn undo(&self, env: &Env, dry_run: bool) -> Result<Vec<String>> {
-        undo_gemini(env.home(), dry_run)
+        let mut changes = undo_gemini(env.home(), dry_run)?;
+        changes.extend(edit::undo(
+            &policy(env.home()),
+            &env.state(self.name()),
+            dry_run,
+        )?);
+        Ok(changes)
     }
     fn check(&self, env: &Env) -> Result<Wiring> {
-        gemini_wiring(env.home(), &env.exe)
+        Ok(match gemini_wiring(env.home(), &env.exe)? {
+            Wiring::Wired if !edit::is_wired(&policy(env.home()))? => Wiring::Stale(format!(
+                "`{}` is missing",
+                policy(env.home()).path.display()
+            )),
+            w => w,
+        })
     }
     fn hint(&self) -> Option<&'static str> {
         // Gemini CLI shows an extension's MCP server as "Disabled" in a

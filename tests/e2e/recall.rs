@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::common::{gemini_session, Sandbox};
+use crate::common::{fixtures, gemini_session, Sandbox};
 
 const BILLING: &str = "
 # aider chat started at 2026-07-17 09:00:00
@@ -850,4 +850,47 @@ fn a_query_that_shares_nothing_with_the_history_finds_nothing_but_a_paraphrase_s
     let off = demo_with_model("[recall]\nmin_similarity = 0\n");
     let v = off.ok(&["recall", "--json", "xyzzyquux"]).json();
     assert!(v["hits"].as_array().is_some_and(|h| !h.is_empty()), "{v:#}");
+}
+
+#[test]
+fn recall_says_how_much_of_the_history_meaning_covers() {
+    let mut sb = Sandbox::new();
+    sb.config_with_model("[mcp]\nindex = false\n");
+    sb.env("DEJA_AIDER_ROOTS", fixtures().join("demo/aider"));
+    sb.ok(&["index"]);
+    let covers = |sb: &Sandbox| -> Vec<String> {
+        let out = sb.run(&["recall", "tenant predicate", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|w| w.as_str())
+            .filter(|w| w.contains("meaning covers"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert!(
+        covers(&sb).is_empty(),
+        "everything is embedded: {:?}",
+        covers(&sb)
+    );
+    // Gemini CLI's sessions read with embeddings off: they wait.
+    sb.env("DEJA_GEMINI_ROOT", fixtures().join("demo/gemini"));
+    sb.config_with_model("enabled = false\n[mcp]\nindex = false\n");
+    sb.ok(&["index"]);
+    sb.config_with_model("[mcp]\nindex = false\n");
+    let said = covers(&sb);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains("found by words only") && said[0].contains("deja index"),
+        "{said:?}"
+    );
+    let doctor = sb.run(&["doctor", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&doctor.stdout).unwrap();
+    assert!(v["store"]["meaning_covers_after"].is_string(), "{v:#}");
+    assert!(v["store"]["messages_without_vectors"].as_i64().unwrap() > 0);
+    // The next index embeds them: nothing left to say.
+    sb.ok(&["index"]);
+    assert!(covers(&sb).is_empty());
 }

@@ -147,6 +147,7 @@ fn store_report<'a>(
         embed_model: None,
         embedding_units: None,
         forgotten: None,
+        meaning_covers_after: None,
         messages: None,
         messages_without_vectors: None,
         path: db.clone(),
@@ -170,12 +171,19 @@ fn store_report<'a>(
         store_json.forgotten = Some(c.tombstones);
         store_json.embed_model = Some(s.meta("embed_model")?);
         if app.config.config.embed.enabled {
-            let pending = s.pending_count()?;
+            let coverage = s.coverage()?;
+            let pending = coverage.pending;
             store_json.messages_without_vectors = Some(pending);
+            store_json.meaning_covers_after = coverage.waiting_since.map(output::rfc3339);
             if pending > 0 {
+                let since = coverage
+                    .waiting_since
+                    .and_then(chrono::DateTime::from_timestamp_millis)
+                    .map(|d| d.format("%Y-%m-%d").to_string())
+                    .unwrap_or_default();
                 problems.push(Problem {
                     what: format!(
-                        "{} no embedding yet (an index run was interrupted, or embeddings were off when {} indexed)",
+                        "{} no embedding yet (an index run was interrupted, or embeddings were off when {} indexed): recall by meaning covers the sessions begun after {since}",
                         if pending == 1 { "1 message has".to_string() } else { format!("{pending} messages have") },
                         if pending == 1 { "it was" } else { "they were" }
                     ),

@@ -84,8 +84,18 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         .semantic_unavailable
         .as_ref()
         .map(|w| format!("semantic recall unavailable: {w}; answering lexically"));
+    // Semantic recall over part of the history says which part.
+    let coverage = (answer.mode != Mode::Lexical && answer.semantic_unavailable.is_none())
+        .then(|| engine.store().coverage().ok())
+        .flatten()
+        .and_then(|c| coverage_note(&c));
     // Every warning, on stderr and in `--json`: the one above first.
-    let warnings: Vec<String> = warning.iter().chain(&answer.notices).cloned().collect();
+    let warnings: Vec<String> = warning
+        .iter()
+        .chain(&answer.notices)
+        .chain(&coverage)
+        .cloned()
+        .collect();
     for w in &warnings {
         output::warn(w);
     }
@@ -211,4 +221,17 @@ fn print_hits(hits: &[Hit], query: &str) {
             );
         }
     }
+}
+
+/// What a recall by meaning does not cover yet, in words: `None` when it
+/// covers everything.
+pub fn coverage_note(c: &deja_store::embedding::Coverage) -> Option<String> {
+    let since = c.waiting_since?;
+    let day = chrono::DateTime::from_timestamp_millis(since)
+        .map(|d| d.format("%Y-%m-%d").to_string())
+        .unwrap_or_else(|| "?".into());
+    Some(format!(
+        "meaning covers the sessions begun after {day}; {} of older sessions are found by words only until `deja index` has embedded them (it goes on where it stopped)",
+        super::plural(usize::try_from(c.pending).unwrap_or(0), "message", "messages")
+    ))
 }

@@ -67,6 +67,10 @@ pub struct Store<'a> {
     /// Forgotten sessions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forgotten: Option<i64>,
+    /// Recall by meaning covers the sessions begun after this time (RFC
+    /// 3339); absent when it covers all of them (or embeddings are off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meaning_covers_after: Option<String>,
     /// Messages.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub messages: Option<i64>,
@@ -247,6 +251,7 @@ mod tests {
                 forgotten: Some(0),
                 messages: Some(0),
                 messages_without_vectors: Some(0),
+                meaning_covers_after: Some("2026-01-01T00:00:00Z".into()),
                 path: p.into(),
                 sessions: Some(0),
                 sessions_without_source: Some(0),
@@ -314,6 +319,7 @@ mod tests {
                 "embed_model",
                 "embedding_units",
                 "forgotten",
+                "meaning_covers_after",
                 "messages",
                 "messages_without_vectors",
                 "path",
@@ -358,6 +364,7 @@ mod tests {
             forgotten: None,
             messages: None,
             messages_without_vectors: None,
+            meaning_covers_after: None,
             path: p.into(),
             sessions: None,
             sessions_without_source: None,

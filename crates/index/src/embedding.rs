@@ -84,11 +84,15 @@ pub fn run(
 
     progress.start(store.pending_count()?.max(0) as u64);
 
-    let mut after = 0i64;
+    // Newest sessions first: the last days become searchable by meaning
+    // first, and an interrupted pass leaves the oldest for the next run.
+    let mut after = None;
     loop {
-        let page: Vec<Pending> = store.pending_page(after, PAGE)?;
-        let Some(last) = page.last() else { break };
-        after = last.id;
+        let (page, last): (Vec<Pending>, _) = store.pending_newest(after, PAGE)?;
+        if page.is_empty() {
+            break;
+        }
+        after = last;
         embed_page(store, embedder, &model, &page, &mut report, progress)?;
     }
 

@@ -25,6 +25,28 @@ pub struct PendingMessage {
     pub next: Option<String>,
 }
 
+/// Where a newest-first walk of the pending messages stands: the last
+/// message returned (its session's start, its session, its row id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cursor {
+    /// The session's start (ms).
+    pub started_at: i64,
+    /// The session's row id.
+    pub session: i64,
+    /// The message's row id.
+    pub message: i64,
+}
+
+/// How much of the history the semantic half covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Coverage {
+    /// Messages still waiting for embedding units.
+    pub pending: i64,
+    /// The start (ms) of the newest session with a message still waiting:
+    /// every session that began after it is covered. `None`: all are.
+    pub waiting_since: Option<i64>,
+}
+
 /// One embedding unit of a message: its ordinal and the hash of its text.
 #[derive(Debug, Clone)]
 pub struct Unit {
@@ -109,6 +131,77 @@ impl Store {
     pub fn pending_count(&self) -> Result<i64> {
         self.conn()
             .query_row(&format!("SELECT count(*) {PENDING}"), [], |r| r.get(0))
+            .map_err(|e| self.wrap(e))
+    }
+
+    /// Up to `limit` messages waiting for units, newest sessions first (a
+    /// session's messages in order), after `after`; with the cursor of the
+    /// last one. The embedding pass walks the history this way, so that the
+    /// last days are searchable by meaning first.
+    pub fn pending_newest(
+        &self,
+        after: Option<Cursor>,
+        limit: usize,
+    ) -> Result<(Vec<PendingMessage>, Option<Cursor>)> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached(&format!(
+                "SELECT m.id, m.text,
+                    (SELECT p.text FROM messages p WHERE p.session = m.session AND p.position = m.position - 1),
+                    (SELECT n.text FROM messages n WHERE n.session = m.session AND n.position = m.position + 1),
+                    s.started_at, m.session
+                 FROM messages m JOIN sessions s ON s.id = m.session
+                 WHERE length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
+                   AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)
+                   AND (?1 IS NULL OR s.started_at < ?1
+                        OR (s.started_at = ?1 AND (m.session < ?2 OR (m.session = ?2 AND m.id > ?3))))
+                 ORDER BY s.started_at DESC, m.session DESC, m.id LIMIT {limit}"
+            ))
+            .map_err(|e| self.wrap(e))?;
+        let (a, b, c) = match after {
+            Some(k) => (Some(k.started_at), k.session, k.message),
+            None => (None, 0, 0),
+        };
+        let rows = stmt
+            .query_map(params![a, b, c], |r| {
+                Ok((
+                    PendingMessage {
+                        id: r.get(0)?,
+                        text: r.get(1)?,
+                        previous: r.get(2)?,
+                        next: r.get(3)?,
+                    },
+                    Cursor {
+                        started_at: r.get(4)?,
+                        session: r.get(5)?,
+                        message: r.get(0)?,
+                    },
+                ))
+            })
+            .map_err(|e| self.wrap(e))?;
+        let rows: Vec<(PendingMessage, Cursor)> = rows
+            .collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.wrap(e))?;
+        let last = rows.last().map(|(_, k)| *k);
+        Ok((rows.into_iter().map(|(m, _)| m).collect(), last))
+    }
+
+    /// How much of the history has embedding units.
+    pub fn coverage(&self) -> Result<Coverage> {
+        self.conn()
+            .query_row(
+                "SELECT count(*), max(s.started_at)
+                 FROM messages m JOIN sessions s ON s.id = m.session
+                 WHERE length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
+                   AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)",
+                [],
+                |r| {
+                    Ok(Coverage {
+                        pending: r.get(0)?,
+                        waiting_since: r.get(1)?,
+                    })
+                },
+            )
             .map_err(|e| self.wrap(e))
     }
 

@@ -635,3 +635,57 @@ fn counts_add_up() {
         }
     );
 }
+
+#[test]
+fn pending_messages_come_newest_session_first_and_the_walk_resumes() {
+    let (_dir, mut store) = open();
+    let at = |id: &str, texts: &[&str], day: i64| Session {
+        started_at_ms: day * 86_400_000,
+        ..session(id, texts)
+    };
+    let sessions = [
+        at("old", &["o1", "o2"], 1),
+        at("new", &["n1", "n2", "n3"], 30),
+        at("mid", &["m1"], 10),
+    ];
+    store.apply(&file("/t"), &sessions).unwrap();
+    assert_eq!(
+        store.coverage().unwrap(),
+        crate::embedding::Coverage {
+            pending: 6,
+            waiting_since: Some(30 * 86_400_000)
+        }
+    );
+    // Pages of two: the walk goes on where it stopped, nothing twice.
+    let mut seen = Vec::new();
+    let mut after = None;
+    loop {
+        let (page, last) = store.pending_newest(after, 2).unwrap();
+        if page.is_empty() {
+            break;
+        }
+        after = last;
+        seen.extend(page.into_iter().map(|m| m.text));
+    }
+    assert_eq!(seen, ["n1", "n2", "n3", "m1", "o1", "o2"]);
+    // The newest session embedded: coverage reaches back to the next one.
+    let (page, _) = store.pending_newest(None, 3).unwrap();
+    let units: Vec<Unit> = page
+        .iter()
+        .map(|m| Unit {
+            message: m.id,
+            ordinal: 0,
+            text_hash: m.text.clone(),
+        })
+        .collect();
+    let vector = [1.0f32, 0.0];
+    let vectors: Vec<(&str, &[f32])> = units
+        .iter()
+        .map(|u| (u.text_hash.as_str(), &vector[..]))
+        .collect();
+    store.add_units("m", &vectors, &units).unwrap();
+    let c = store.coverage().unwrap();
+    assert_eq!((c.pending, c.waiting_since), (3, Some(10 * 86_400_000)));
+    embed_all(&mut store);
+    assert_eq!(store.coverage().unwrap().waiting_since, None);
+}

@@ -126,6 +126,17 @@ enum Cmd {
         #[arg(long, default_value_t = 3)]
         rounds: usize,
     },
+    /// The hooks agents run (SessionStart digest, failure note) as cold
+    /// processes over a generated store of N messages, embeddings off (the
+    /// hooks read words only).
+    Hooks {
+        /// Messages to generate.
+        #[arg(long, default_value_t = 100_000)]
+        messages: usize,
+        /// Cold processes per hook.
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
+    },
     /// Sweeps ranking weights on LoCoMo (signals gathered once), printing the best.
     Grid {
         /// Fusion semantic weights (lexical is 1).
@@ -285,6 +296,7 @@ fn main() -> Result<()> {
             print!("{}", report::scale_table(std::slice::from_ref(&s)));
         }
         Cmd::Mcp { home, rounds } => print!("{}", mcp::measure(&deja, home, *rounds)?),
+        Cmd::Hooks { messages, runs } => print!("{}", mcp::hooks(&deja, *messages, *runs)?),
         Cmd::Team { sizes, embed_sizes } => {
             let server = team::server()?;
             let mut rows = Vec::new();

@@ -219,3 +219,27 @@ pub fn measure(deja: &std::path::Path, home: &std::path::Path, rounds: usize) ->
         crate::env::mb(rss)
     ))
 }
+
+/// The hooks' cold latency over a generated store of `messages` (see
+/// `deja-bench hooks`), as a Markdown table row with its header.
+pub fn hooks(deja: &std::path::Path, messages: usize, runs: usize) -> Result<String> {
+    let env = BenchEnv::at(deja, "enabled = false\n", None)?;
+    crate::generate::corpus(&env.home, messages, 42 + messages as u64)?;
+    env.run(&["index"])?;
+    let store = deja_store::Store::open_read(&env.database())?;
+    let stored = store.counts()?.messages;
+    let project = project_dir(&store)?;
+    drop(store);
+    let start = hook_latency(&env, &project, runs)?;
+    let matched = failure_hook_latency(&env, crate::scale::CORPUS_ERROR, runs)?;
+    let unmatched = failure_hook_latency(
+        &env,
+        "error: cannot open shared object file libfrobnicate.so.7: No such file or directory",
+        runs,
+    )?;
+    Ok(format!(
+        "| messages | SessionStart hook p50 / p95 ms | failure note, an error the store holds: p50 / p95 ms (note given) | failure note, an error it does not hold: p50 / p95 ms (note given) |\n|---|---|---|---|\n| {stored} | {:.0} / {:.0} | {:.0} / {:.0} ({}) | {:.0} / {:.0} ({}) |\n",
+        start.0, start.1, matched.0, matched.1, if matched.2 { "yes" } else { "no" },
+        unmatched.0, unmatched.1, if unmatched.2 { "yes" } else { "no" },
+    ))
+}

@@ -55,7 +55,7 @@ pub struct Scale {
 }
 
 /// An error line the generated corpus holds (its Go snippets).
-const CORPUS_ERROR: &str =
+pub const CORPUS_ERROR: &str =
     "exit status 1\nerror: if err != nil { return fmt.Errorf(\"load config: %w\", err) }";
 
 /// Runs the measurements at `messages`.

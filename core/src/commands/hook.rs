@@ -19,12 +19,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use deja_config::Mode;
 use deja_model::Role;
-use deja_recall::engine::{Engine, Query};
-use deja_recall::{Candidates, Tuning};
 use deja_render::frame;
-use deja_store::{Origin, SessionFilter, Store};
+use deja_store::Store;
 use serde_json::Value;
 
 use crate::app::App;
@@ -215,6 +212,58 @@ fn first_time(path: &Path, error: &str) -> bool {
     true
 }
 
+/// The terms most telling of an error, first: long ones, and those that
+/// look like identifiers (`_`, `.`, `::`, digits, inner capitals).
+fn telling_first(terms: &[String], original: &str) -> Vec<String> {
+    let score = |t: &str| {
+        let shaped = original.contains(&format!("{t}_"))
+            || original.contains(&format!("_{t}"))
+            || original.contains(&format!("{t}."))
+            || original.contains(&format!(".{t}"))
+            || t.chars().any(|c| c.is_ascii_digit());
+        (usize::from(shaped) * 100) + t.chars().count()
+    };
+    let mut out = terms.to_vec();
+    out.sort_by(|a, b| score(b).cmp(&score(a)).then_with(|| a.cmp(b)));
+    out
+}
+
+/// The best message of this machine's earlier sessions (never `own`) that
+/// holds most of the error's `terms`: an FTS5 search of all of the most
+/// telling ones together (so that rare words bound the work), widened once
+/// to fewer, each candidate then checked for [`MIN_SHARE`] of every term.
+fn same_error_message(
+    store: &Store,
+    terms: &[String],
+    error: &str,
+    own: Option<&str>,
+) -> Result<Option<deja_store::search::HitRow>> {
+    let ranked = telling_first(terms, &error.to_lowercase());
+    for take in [6usize, 3] {
+        let chosen = &ranked[..take.min(ranked.len())];
+        let expression = chosen
+            .iter()
+            .map(|t| deja_store::search::quote(t))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        let top = store.bm25_top(deja_store::search::Level::Message, &expression, None, 20)?;
+        let ids: Vec<i64> = top.iter().map(|(id, _)| *id).collect();
+        let rows = store.hit_rows(&ids)?;
+        let best = ids.iter().filter_map(|id| rows.get(id)).find(|r| {
+            r.origin.is_none()
+                && own.is_none_or(|o| r.session_id != o && r.native_session_id != o)
+                && same_error(terms, &r.text)
+        });
+        if let Some(best) = best {
+            return Ok(Some(best.clone()));
+        }
+        if ranked.len() <= 3 {
+            break;
+        }
+    }
+    Ok(None)
+}
+
 /// The note for a failed command, when an earlier session met its error.
 pub fn failure_note(
     app: &App,
@@ -234,28 +283,7 @@ pub fn failure_note(
         Ok(s) => s,
         Err(_) => return Ok(None),
     };
-    let mut exclude = Vec::new();
-    if let Some(id) = input.session_id() {
-        exclude.push(id.to_string());
-    }
-    let scope = Candidates {
-        filter: SessionFilter {
-            origin: Some(Origin::Mine),
-            exclude,
-            ..SessionFilter::default()
-        },
-        role: None,
-    };
-    let mut engine = Engine::open(store, &app.paths.vectors(), None);
-    let answer = engine.recall(&Query {
-        text: &query,
-        mode: Mode::Lexical,
-        scope: &scope,
-        limit: 5,
-        tuning: Tuning::default(),
-        per_session: Some(1),
-    })?;
-    let Some(hit) = answer.hits.iter().find(|h| same_error(&terms, &h.text)) else {
+    let Some(hit) = same_error_message(&store, &terms, &query, input.session_id())? else {
         return Ok(None);
     };
     if let Some(session) = input.session_id() {
@@ -264,7 +292,6 @@ pub fn failure_note(
         }
     }
     // What was done next: the agent's next message after the hit.
-    let store = engine.store();
     let next = store
         .session_row(&hit.harness, &hit.session_id)?
         .map(|row| store.load_session(&row))

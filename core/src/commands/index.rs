@@ -103,6 +103,16 @@ impl PassProgress for Bar {
     fn advance(&mut self, n: u64) {
         self.bar.inc(n);
     }
+
+    fn reached(&mut self, started_at_ms: i64) {
+        // Newest first: what is done is everything since that day.
+        if let Some(day) = chrono::DateTime::from_timestamp_millis(started_at_ms) {
+            self.bar.set_message(format!(
+                "embeddings (by meaning back to {})",
+                day.format("%Y-%m-%d")
+            ));
+        }
+    }
 }
 
 /// What one indexing run did.

@@ -329,12 +329,20 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
             per_session: Some(per_session),
         })
         .map_err(|e| bad(format!("recall failed: {e}")))?;
+    // Meaning over part of the history says which part.
+    let coverage = answer
+        .semantic_unavailable
+        .is_none()
+        .then(|| engine.store().coverage().ok())
+        .flatten()
+        .and_then(|c| crate::commands::recall::coverage_note(&c));
     let warnings: Vec<String> = answer
         .semantic_unavailable
         .as_ref()
         .map(|w| format!("semantic recall unavailable ({w}); these hits are ranked by words only"))
         .into_iter()
         .chain(answer.notices.iter().cloned())
+        .chain(coverage)
         .collect();
     render_hits(
         &query,

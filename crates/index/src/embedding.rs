@@ -52,6 +52,9 @@ pub trait PassProgress {
     fn start(&mut self, messages: u64);
     /// `n` more messages are done.
     fn advance(&mut self, n: u64);
+    /// Every session that began at or after `started_at_ms` is done (the
+    /// pass goes from the newest back).
+    fn reached(&mut self, _started_at_ms: i64) {}
 }
 
 impl PassProgress for () {
@@ -94,6 +97,9 @@ pub fn run(
         }
         after = last;
         embed_page(store, embedder, &model, &page, &mut report, progress)?;
+        if let Some(k) = last {
+            progress.reached(k.started_at);
+        }
     }
 
     Ok(report)

@@ -207,9 +207,34 @@ fn first_time(path: &Path, error: &str) -> bool {
     }
     if let Some(dir) = path.parent() {
         let _ = deja_store::create_private_dir(dir);
+        if seen.is_empty() {
+            forget_old_sessions(dir);
+        }
     }
     let _ = deja_fs::atomic_write(path, format!("{seen}{hash}\n").as_bytes());
     true
+}
+
+/// How long a session's record of the errors it was told about is kept.
+const SEEN_KEPT: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
+
+/// Removes the records of sessions untouched for [`SEEN_KEPT`] (run when a
+/// new session's first note is recorded, so the folder stays small).
+fn forget_old_sessions(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > SEEN_KEPT);
+        if old && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 /// The terms most telling of an error, first: long ones, and those that

@@ -424,6 +424,10 @@ impl ScratchServer {
     /// Stops the server at once.
     pub fn stop(&mut self) -> io::Result<()> {
         if self.running {
+            // With `synchronous_commit = off` a commit may still sit in the
+            // WAL buffers, which an immediate stop loses: what was committed
+            // before the stop must be there after a start.
+            let _ = self.psql("postgres", "CHECKPOINT");
             self.pg_ctl(&["stop", "-m", "immediate", "-w"])?;
             self.running = false;
         }

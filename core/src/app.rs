@@ -2,13 +2,19 @@
 //! configuration, and (on demand) the plugin host with per-harness contexts.
 
 use std::cell::OnceCell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use deja_config::Loaded;
 
 use crate::paths::{self, Paths};
 use deja_host::{candidates, Plugin, PluginHost};
+
+/// The variable in which readers are told the project directories the
+/// store's sessions name.
+const KNOWN_PROJECTS_VAR: &str = "DEJA_KNOWN_PROJECTS";
+/// Most project directories told.
+const MAX_KNOWN_PROJECTS: usize = 2000;
 
 /// What follows every config error: where to look for the keys.
 pub const CONFIG_HINT: &str =
@@ -23,6 +29,7 @@ pub struct App {
     /// Why the config file could not be used, if it could not.
     config_error: Option<String>,
     host: OnceCell<PluginHost>,
+    known_projects: OnceCell<String>,
 }
 
 impl App {
@@ -54,6 +61,7 @@ impl App {
             config,
             config_error,
             host: OnceCell::new(),
+            known_projects: OnceCell::new(),
         })
     }
 
@@ -149,10 +157,27 @@ impl App {
             .to_table();
         let config_json = serde_json::to_string(&section)
             .with_context(|| format!("cannot pass the `harness.{harness}` config to its plugin"))?;
-        Ok(deja_host::Context::from_process(
-            &self.paths.home,
-            &config_json,
-        ))
+        let context = deja_host::Context::from_process(&self.paths.home, &config_json);
+        let known = self.known_projects();
+        Ok(if known.is_empty() {
+            context
+        } else {
+            context.with_env(KNOWN_PROJECTS_VAR, known)
+        })
+    }
+
+    /// The project directories the store's sessions name, as a platform
+    /// path list (empty without a store): readers of transcripts kept in
+    /// the project folder (aider's) look there without configuration.
+    fn known_projects(&self) -> &str {
+        self.known_projects.get_or_init(|| {
+            let dirs = deja_store::Store::open_read(&self.paths.database())
+                .and_then(|s| s.project_dirs(MAX_KNOWN_PROJECTS))
+                .unwrap_or_default();
+            std::env::join_paths(dirs.iter().filter(|d| Path::new(d).is_absolute()))
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
     }
 
     /// Every enabled reader with its context, for indexing.

@@ -580,3 +580,68 @@ fn a_full_disk_stops_the_index_with_exit_2_and_the_store_stays_consistent() {
         "{v:#}"
     );
 }
+
+#[test]
+fn aider_histories_are_found_without_configuration() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let aider = |title: &str| {
+        format!("\n# aider chat started at 2026-07-20 09:00:00\n\n#### {title}\n\nDone: {title}.\n")
+    };
+    // A project a Claude Code session worked in, outside every usual place.
+    let project = sb.write(
+        "clients/acme-portal/.aider.chat.history.md",
+        aider("fix the acme login redirect"),
+    );
+    let project = project.parent().unwrap().to_str().unwrap().to_string();
+    let claude_id = "0000c1a0-aaaa-4bbb-8ccc-0000000000aa";
+    let line = serde_json::json!({"parentUuid": null, "isSidechain": false, "userType": "external",
+        "cwd": project, "sessionId": claude_id, "version": "2.1.97", "type": "user",
+        "message": {"role": "user", "content": "look at the portal's login"},
+        "uuid": "u1", "timestamp": "2026-07-19T09:00:01.000Z"});
+    sb.write(
+        &format!(".claude/projects/-clients-acme-portal/{claude_id}.jsonl"),
+        format!("{line}\n"),
+    );
+    // And one in a usual code folder under home.
+    sb.write(
+        "src/tools/.aider.chat.history.md",
+        aider("add the csv exporter"),
+    );
+
+    sb.ok(&["index"]);
+    let aider_sessions = |sb: &Sandbox| -> Vec<String> {
+        let v = sb.ok(&["sessions", "--harness", "aider", "--json"]).json();
+        v["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["project"]["dir"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let first = aider_sessions(&sb);
+    assert!(first.iter().any(|d| d.ends_with("/src/tools")), "{first:?}");
+    // The next run knows the projects the first one's sessions named.
+    sb.ok(&["index"]);
+    let next = aider_sessions(&sb);
+    assert!(next.contains(&project), "{project} not in {next:?}");
+    let doctor = sb.ok(&["doctor", "--json"]).json();
+    let aider_reader = doctor["readers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["harness"] == "aider")
+        .unwrap()
+        .clone();
+    let reasons: Vec<&str> = aider_reader["looked_in"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["reason"].as_str())
+        .collect();
+    assert!(
+        reasons.contains(&"a project of another harness's session"),
+        "{reasons:?}"
+    );
+    assert!(reasons.contains(&"code folders under home"), "{reasons:?}");
+}

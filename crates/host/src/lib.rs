@@ -40,6 +40,17 @@ impl Context {
         ))
     }
 
+    /// Adds (or replaces) a variable the host tells the reader, beside the
+    /// process's own environment.
+    pub fn with_env(mut self, key: &str, value: &str) -> Context {
+        self.0.env.retain(|v| v.key.as_str() != key);
+        self.0.env.push(api::EnvVar {
+            key: key.into(),
+            value: value.into(),
+        });
+        self
+    }
+
     /// The reader's config section, as the JSON it is handed.
     pub fn config_json(&self) -> &str {
         self.0.config_json.as_str()

@@ -313,6 +313,25 @@ impl Store {
             .collect())
     }
 
+    /// The project directories this machine's sessions name, most recently
+    /// active first (at most `limit`): where to look for transcripts that
+    /// live in the project itself, such as aider's.
+    pub fn project_dirs(&self, limit: usize) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn()
+            .prepare(
+                "SELECT project_dir FROM sessions
+                 WHERE project_dir IS NOT NULL AND project_dir <> '' AND origin IS NULL
+                 GROUP BY project_dir ORDER BY max(updated_at) DESC LIMIT ?1",
+            )
+            .map_err(|e| self.wrap(e))?;
+        let rows = stmt
+            .query_map([limit as i64], |r| r.get::<_, String>(0))
+            .map_err(|e| self.wrap(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.wrap(e))
+    }
+
     /// How many sessions match `filter`.
     pub fn count_sessions(&self, filter: &SessionFilter) -> Result<i64> {
         let (cond, args) = filter.sql();

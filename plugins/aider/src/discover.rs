@@ -9,6 +9,12 @@
 //! - every `.aider.chat.history.md` down to two folders below each directory
 //!   of `DEJA_AIDER_ROOTS` (a platform path list);
 //! - the config's `roots`: a file is taken as is, a directory walked as above;
+//! - without any configuration: `<dir>/.aider.chat.history.md` for every
+//!   project directory the other harnesses' sessions name (the host passes
+//!   them in `DEJA_KNOWN_PROJECTS`, a platform path list; only the histories
+//!   found are recorded), and the usual code folders under home (`~/src`,
+//!   `~/code`, `~/projects`, `~/dev`, `~/work`, `~/repos`, `~/git`,
+//!   `~/workspace`), walked as above when they exist;
 //!
 //! minus the config's `exclude` patterns. The walk skips `.git`,
 //! `node_modules`, `target` and other build folders; an unreadable folder is
@@ -33,6 +39,20 @@ const ROOTS_VAR: &str = "DEJA_AIDER_ROOTS";
 const PROJECTS_LIST: &str = ".config/deja/aider-projects";
 /// How many folders below a root the walk descends.
 const ROOT_DEPTH: usize = 2;
+/// The variable in which the host names the project directories of the
+/// sessions it holds (of every harness).
+const KNOWN_VAR: &str = "DEJA_KNOWN_PROJECTS";
+/// The folders under home where people usually keep their code.
+const CODE_FOLDERS: [&str; 8] = [
+    "src",
+    "code",
+    "projects",
+    "dev",
+    "work",
+    "repos",
+    "git",
+    "workspace",
+];
 
 /// Finds the histories `context` points to.
 pub(crate) fn discover(context: &HostContext) -> Result<Discovery, PluginError> {
@@ -55,6 +75,24 @@ pub(crate) fn discover(context: &HostContext) -> Result<Discovery, PluginError> 
     }
     for root in &config.common.roots {
         search_root(&mut collector, &expand_home(root, home), "config roots");
+    }
+    if let Some(list) = context.env(KNOWN_VAR) {
+        for dir in split_path_list(list) {
+            let history = dir.join(HISTORY_NAME);
+            if dir.is_absolute() && history.is_file() {
+                history_file(
+                    &mut collector,
+                    &history,
+                    "a project of another harness's session",
+                );
+            }
+        }
+    }
+    for name in CODE_FOLDERS {
+        let dir = home.join(name);
+        if dir.is_dir() {
+            search_root(&mut collector, &dir, "code folders under home");
+        }
     }
     Ok(collector.finish())
 }

@@ -234,3 +234,40 @@ fn a_bad_config_section_is_a_config_error() {
         AiderReader::discover(&context(&home.0, &[], r#"{"roots":"not a list"}"#)).unwrap_err();
     assert_eq!(err.kind, ErrorKind::Config);
 }
+
+#[test]
+fn without_configuration_it_looks_in_known_projects_and_the_usual_code_folders() {
+    let home = TempHome::new("unconfigured");
+    // A project another harness's session named, outside every root.
+    let named = home.touch(&format!("elsewhere/service/{HISTORY}"));
+    let unnamed = home.touch(&format!("elsewhere/other/{HISTORY}"));
+    // Code folders under home, walked two folders deep.
+    let in_src = home.touch(&format!("src/app/{HISTORY}"));
+    let in_work = home.touch(&format!("work/team/api/{HISTORY}"));
+    home.touch(&format!("work/a/b/c/{HISTORY}"));
+    let env = [(
+        "DEJA_KNOWN_PROJECTS",
+        join_paths(&[
+            home.path("elsewhere/service"),
+            home.path("elsewhere/no-history"),
+            PathBuf::from("relative/dir"),
+        ]),
+    )];
+    let discovery = AiderReader::discover(&context(&home.0, &env, "{}")).unwrap();
+    let mut expected = vec![named.clone(), in_src, in_work];
+    expected.sort();
+    assert_eq!(found(&discovery), expected);
+    assert!(!found(&discovery).contains(&unnamed));
+    let searched = reasons(&discovery);
+    assert!(
+        searched.contains(&(named, "a project of another harness's session".into(), true)),
+        "{searched:#?}"
+    );
+    assert!(searched.contains(&(home.path("src"), "code folders under home".into(), true)));
+    // Only what exists is listed: no line per project without a history,
+    // none for code folders that are not there.
+    assert!(!searched
+        .iter()
+        .any(|(p, _, _)| p.starts_with(home.path("elsewhere/no-history"))));
+    assert!(!searched.iter().any(|(p, _, _)| *p == home.path("code")));
+}

@@ -117,6 +117,28 @@ pub fn server_latency(env: &BenchEnv, rounds: usize) -> Result<(f64, f64, u64)> 
     Ok((p50, p95, rss))
 }
 
+/// One cold hook process: `deja ARGS` with `input` on stdin; its time (ms)
+/// and its JSON answer.
+fn cold_hook(env: &BenchEnv, args: &[&str], input: &Value) -> Result<(f64, Value)> {
+    let started = Instant::now();
+    let mut child = env
+        .command()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    child
+        .stdin
+        .take()
+        .context("no stdin")?
+        .write_all(input.to_string().as_bytes())?;
+    let out = child.wait_with_output()?;
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    let v: Value = serde_json::from_slice(&out.stdout).context("the hook's answer is not JSON")?;
+    Ok((ms, v))
+}
+
 /// Cold `deja context --hook gemini` processes for the project of the
 /// store's newest session, its directory given on stdin as Gemini CLI does:
 /// (p50 ms, p95 ms).
@@ -128,27 +150,11 @@ pub fn hook_latency(env: &BenchEnv, project_dir: &str, runs: usize) -> Result<(f
         "hook_event_name": "SessionStart",
         "timestamp": "2026-12-01T00:00:00Z",
         "source": "startup",
-    })
-    .to_string();
+    });
     let mut times = Vec::new();
     for _ in 0..runs {
-        let started = Instant::now();
-        let mut child = env
-            .command()
-            .args(["context", "--hook", "gemini"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()?;
-        child
-            .stdin
-            .take()
-            .context("no stdin")?
-            .write_all(input.as_bytes())?;
-        let out = child.wait_with_output()?;
-        times.push(started.elapsed().as_secs_f64() * 1000.0);
-        let v: Value =
-            serde_json::from_slice(&out.stdout).context("the hook's answer is not JSON")?;
+        let (ms, v) = cold_hook(env, &["context", "--hook", "gemini"], &input)?;
+        times.push(ms);
         if v["hookSpecificOutput"]["additionalContext"]
             .as_str()
             .is_none_or(|t| !t.contains("recalled-memory"))
@@ -174,25 +180,13 @@ pub fn failure_hook_latency(env: &BenchEnv, error: &str, runs: usize) -> Result<
             "tool_name": "Bash",
             "tool_input": {"command": "make test"},
             "error": error,
-        })
-        .to_string();
-        let started = Instant::now();
-        let mut child = env
-            .command()
-            .args(["context", "--hook", "claude", "--on", "tool-failure"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()?;
-        child
-            .stdin
-            .take()
-            .context("no stdin")?
-            .write_all(input.as_bytes())?;
-        let out = child.wait_with_output()?;
-        times.push(started.elapsed().as_secs_f64() * 1000.0);
-        let v: Value =
-            serde_json::from_slice(&out.stdout).context("the hook's answer is not JSON")?;
+        });
+        let (ms, v) = cold_hook(
+            env,
+            &["context", "--hook", "claude", "--on", "tool-failure"],
+            &input,
+        )?;
+        times.push(ms);
         noted |= v["hookSpecificOutput"]["additionalContext"].is_string();
     }
     let (p50, p95) = percentiles(times);

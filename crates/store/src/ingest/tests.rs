@@ -20,6 +20,11 @@ fn open() -> (tempfile::TempDir, Store) {
 /// under `m`, keyed by the text itself.
 fn embed_all(store: &mut Store) {
     let pending = store.pending_page(0, 1000).unwrap();
+    embed(store, &pending);
+}
+
+/// Gives each of `pending` one unit, as [`embed_all`] does.
+fn embed(store: &mut Store, pending: &[crate::embedding::PendingMessage]) {
     let units: Vec<Unit> = pending
         .iter()
         .map(|m| Unit {
@@ -670,20 +675,7 @@ fn pending_messages_come_newest_session_first_and_the_walk_resumes() {
     assert_eq!(seen, ["n1", "n2", "n3", "m1", "o1", "o2"]);
     // The newest session embedded: coverage reaches back to the next one.
     let (page, _) = store.pending_newest(None, 3).unwrap();
-    let units: Vec<Unit> = page
-        .iter()
-        .map(|m| Unit {
-            message: m.id,
-            ordinal: 0,
-            text_hash: m.text.clone(),
-        })
-        .collect();
-    let vector = [1.0f32, 0.0];
-    let vectors: Vec<(&str, &[f32])> = units
-        .iter()
-        .map(|u| (u.text_hash.as_str(), &vector[..]))
-        .collect();
-    store.add_units("m", &vectors, &units).unwrap();
+    embed(&mut store, &page);
     let c = store.coverage().unwrap();
     assert_eq!((c.pending, c.waiting_since), (3, Some(10 * 86_400_000)));
     embed_all(&mut store);

@@ -27,10 +27,6 @@ pub fn global_config(env: &Env) -> PathBuf {
         .join(".claude.json")
 }
 
-fn is_deja_hook(v: &Value) -> bool {
-    v.to_string().contains(" context --hook claude")
-}
-
 fn is_allow(v: &Value) -> bool {
     v == "mcp__deja"
 }
@@ -62,7 +58,6 @@ impl Agent for Claude {
             "args": ["mcp"],
             "env": super::server_env_json(),
         });
-        let hook = |args: &str, timeout: u64| json!({"type": "command", "command": env.command(args), "timeout": timeout});
         Ok(vec![
             FileWiring {
                 path: global_config(env),
@@ -73,26 +68,15 @@ impl Agent for Claude {
             },
             FileWiring {
                 path: config_dir(env).join("settings.json"),
-                kind: Kind::Json(vec![
-                    Entry::Item {
+                kind: Kind::Json(
+                    std::iter::once(Entry::Item {
                         path: vec!["permissions", "allow"],
                         value: json!("mcp__deja"),
                         ours: is_allow,
-                    },
-                    Entry::Item {
-                        path: vec!["hooks", "SessionStart"],
-                        value: json!({"hooks": [hook("context --hook claude", 10)]}),
-                        ours: is_deja_hook,
-                    },
-                    Entry::Item {
-                        path: vec!["hooks", "PostToolUseFailure"],
-                        value: json!({
-                            "matcher": "Bash",
-                            "hooks": [hook("context --hook claude --on tool-failure", 5)],
-                        }),
-                        ours: is_deja_hook,
-                    },
-                ]),
+                    })
+                    .chain(super::claude_form_hooks(env, "claude", None, Some("Bash")))
+                    .collect(),
+                ),
             },
         ])
     }

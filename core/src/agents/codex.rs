@@ -9,18 +9,13 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use serde_json::{json, Value};
 
-use super::edit::{Entry, FileWiring, Kind};
+use super::edit::{FileWiring, Kind};
 use super::{Agent, Env, Provides};
 
 /// Codex's folder: `$CODEX_HOME`, else `~/.codex`.
 pub fn codex_home(env: &Env) -> PathBuf {
     super::env_path("CODEX_HOME").unwrap_or_else(|| env.home().join(".codex"))
-}
-
-fn is_deja_hook(v: &Value) -> bool {
-    v.to_string().contains(" context --hook codex")
 }
 
 /// A TOML string literal.
@@ -81,17 +76,7 @@ impl Agent for Codex {
             },
             FileWiring {
                 path: home.join("hooks.json"),
-                kind: Kind::Json(vec![Entry::Item {
-                    path: vec!["hooks", "SessionStart"],
-                    value: json!({
-                        "hooks": [{
-                            "type": "command",
-                            "command": env.command("context --hook codex"),
-                            "timeout": 10,
-                        }],
-                    }),
-                    ours: is_deja_hook,
-                }]),
+                kind: Kind::Json(super::claude_form_hooks(env, "codex", None, None)),
             },
         ])
     }

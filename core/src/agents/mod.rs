@@ -156,6 +156,46 @@ pub trait Agent: Sync {
     }
 }
 
+/// Whether a hook item is deja's (of this version or an earlier one).
+pub fn is_deja_hook(v: &serde_json::Value) -> bool {
+    v.to_string().contains(" context --hook ")
+}
+
+/// deja's hooks in the Claude Code form, which Claude Code, Codex CLI and
+/// Qwen Code take: the digest at every SessionStart and, where the agent has
+/// the event, a note when its shell tool `failure_tool` fails
+/// (PostToolUseFailure). `name` is the hooks' name where the agent shows one.
+pub fn claude_form_hooks(
+    env: &Env,
+    agent: &str,
+    name: Option<&str>,
+    failure_tool: Option<&str>,
+) -> Vec<edit::Entry> {
+    let hook = |args: String, timeout: u64| {
+        let mut h = serde_json::json!({"type": "command", "command": env.command(&args), "timeout": timeout});
+        if let Some(name) = name {
+            h["name"] = name.into();
+        }
+        h
+    };
+    let mut entries = vec![edit::Entry::Item {
+        path: vec!["hooks", "SessionStart"],
+        value: serde_json::json!({"hooks": [hook(format!("context --hook {agent}"), 10)]}),
+        ours: is_deja_hook,
+    }];
+    if let Some(tool) = failure_tool {
+        entries.push(edit::Entry::Item {
+            path: vec!["hooks", "PostToolUseFailure"],
+            value: serde_json::json!({
+                "matcher": tool,
+                "hooks": [hook(format!("context --hook {agent} --on tool-failure"), 5)],
+            }),
+            ours: is_deja_hook,
+        });
+    }
+    entries
+}
+
 /// Every agent deja can wire, in the order `deja setup` lists them.
 pub fn all() -> [&'static dyn Agent; 6] {
     [

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::edit::{Entry, FileWiring, Kind};
 use super::{Agent, Env, Provides};
@@ -16,10 +16,6 @@ use super::{Agent, Env, Provides};
 /// Qwen Code's folder: `$QWEN_HOME`, else `~/.qwen`.
 pub fn qwen_home(env: &Env) -> PathBuf {
     super::env_path("QWEN_HOME").unwrap_or_else(|| env.home().join(".qwen"))
-}
-
-fn is_deja_hook(v: &Value) -> bool {
-    v.to_string().contains(" context --hook qwen")
 }
 
 /// Qwen Code.
@@ -43,11 +39,10 @@ impl Agent for Qwen {
         super::found_at(&qwen_home(env), "qwen")
     }
     fn files(&self, env: &Env) -> Result<Vec<FileWiring>> {
-        let hook = |args: &str, timeout: u64| json!({"type": "command", "command": env.command(args), "name": "deja", "timeout": timeout});
         Ok(vec![FileWiring {
             path: qwen_home(env).join("settings.json"),
-            kind: Kind::Json(vec![
-                Entry::Key {
+            kind: Kind::Json(
+                std::iter::once(Entry::Key {
                     path: vec!["mcpServers", "deja"],
                     value: json!({
                         "command": env.exe_text(),
@@ -56,21 +51,15 @@ impl Agent for Qwen {
                         // deja's tools only read: no confirmation per call.
                         "trust": true,
                     }),
-                },
-                Entry::Item {
-                    path: vec!["hooks", "SessionStart"],
-                    value: json!({"hooks": [hook("context --hook qwen", 10)]}),
-                    ours: is_deja_hook,
-                },
-                Entry::Item {
-                    path: vec!["hooks", "PostToolUseFailure"],
-                    value: json!({
-                        "matcher": "run_shell_command",
-                        "hooks": [hook("context --hook qwen --on tool-failure", 5)],
-                    }),
-                    ours: is_deja_hook,
-                },
-            ]),
+                })
+                .chain(super::claude_form_hooks(
+                    env,
+                    "qwen",
+                    Some("deja"),
+                    Some("run_shell_command"),
+                ))
+                .collect(),
+            ),
         }])
     }
 }

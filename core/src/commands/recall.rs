@@ -84,9 +84,10 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         .semantic_unavailable
         .as_ref()
         .map(|w| format!("semantic recall unavailable: {w}; answering lexically"));
-    // Semantic recall over part of the history says which part.
+    // Semantic recall over part of the history says which part (as the last
+    // index run recorded it: counting costs a scan of every message).
     let coverage = (answer.mode != Mode::Lexical && answer.semantic_unavailable.is_none())
-        .then(|| engine.store().coverage().ok())
+        .then(|| engine.store().recorded_coverage().ok().flatten())
         .flatten()
         .and_then(|c| coverage_note(&c));
     // Every warning, on stderr and in `--json`: the one above first.
@@ -231,7 +232,7 @@ pub fn coverage_note(c: &deja_store::embedding::Coverage) -> Option<String> {
         .map(|d| d.format("%Y-%m-%d").to_string())
         .unwrap_or_else(|| "?".into());
     Some(format!(
-        "meaning covers the sessions begun after {day}; {} of older sessions are found by words only until `deja index` has embedded them (it goes on where it stopped)",
+        "meaning covers the sessions begun after {day} (as of the last index); {} of older sessions are found by words only until `deja index` has embedded them (it goes on where it stopped)",
         super::plural(usize::try_from(c.pending).unwrap_or(0), "message", "messages")
     ))
 }

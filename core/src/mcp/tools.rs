@@ -333,7 +333,7 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
     let coverage = answer
         .semantic_unavailable
         .is_none()
-        .then(|| engine.store().coverage().ok())
+        .then(|| engine.store().recorded_coverage().ok().flatten())
         .flatten()
         .and_then(|c| crate::commands::recall::coverage_note(&c));
     let warnings: Vec<String> = answer

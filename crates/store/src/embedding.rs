@@ -47,6 +47,9 @@ pub struct Coverage {
     pub waiting_since: Option<i64>,
 }
 
+/// The meta key of the coverage the last index run recorded.
+const COVERAGE_KEY: &str = "embedding_coverage";
+
 /// One embedding unit of a message: its ordinal and the hash of its text.
 #[derive(Debug, Clone)]
 pub struct Unit {
@@ -186,7 +189,32 @@ impl Store {
         Ok((rows.into_iter().map(|(m, _)| m).collect(), last))
     }
 
-    /// How much of the history has embedding units.
+    /// Computes [`Store::coverage`] and keeps it, for readers to whom the
+    /// computation (a scan of every message) is too dear: recall reads it
+    /// with [`Store::recorded_coverage`]. Index runs call it as they end.
+    pub fn record_coverage(&self) -> Result<Coverage> {
+        let c = self.coverage()?;
+        let value = match c.waiting_since {
+            Some(since) => format!("{} {since}", c.pending),
+            None => format!("{} -", c.pending),
+        };
+        self.set_meta(COVERAGE_KEY, &value)?;
+        Ok(c)
+    }
+
+    /// The coverage the last index run recorded (`None`: none recorded).
+    pub fn recorded_coverage(&self) -> Result<Option<Coverage>> {
+        Ok(self.meta(COVERAGE_KEY)?.and_then(|v| {
+            let (pending, since) = v.split_once(' ')?;
+            Some(Coverage {
+                pending: pending.parse().ok()?,
+                waiting_since: since.parse().ok(),
+            })
+        }))
+    }
+
+    /// How much of the history has embedding units (a scan of every
+    /// message: see [`Store::record_coverage`]).
     pub fn coverage(&self) -> Result<Coverage> {
         self.conn()
             .query_row(

@@ -678,6 +678,17 @@ fn pending_messages_come_newest_session_first_and_the_walk_resumes() {
     embed(&mut store, &page);
     let c = store.coverage().unwrap();
     assert_eq!((c.pending, c.waiting_since), (3, Some(10 * 86_400_000)));
+    assert_eq!(store.recorded_coverage().unwrap(), None);
+    assert_eq!(store.record_coverage().unwrap(), c);
+    assert_eq!(store.recorded_coverage().unwrap(), Some(c));
     embed_all(&mut store);
     assert_eq!(store.coverage().unwrap().waiting_since, None);
+    store.record_coverage().unwrap();
+    assert_eq!(
+        store.recorded_coverage().unwrap(),
+        Some(crate::embedding::Coverage {
+            pending: 0,
+            waiting_since: None
+        })
+    );
 }

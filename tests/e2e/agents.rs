@@ -901,19 +901,19 @@ fn failure_note(agent: Agent, shell_tool: &str, input: Value, extra: &[&str]) {
             d.lock
         )
     });
-    // deja's note: a line naming the session, then the frame with what it
+    // deja's note: the frame, which names the session and quotes what it
     // did. Qwen Code escapes `<` and `>` in a PostToolUseFailure hook's
     // context (deja prints them raw, as Claude Code passes them on).
     let note = &text[at..];
-    let (open, close) = if agent == Agent::Qwen && !note.contains("<recalled-memory") {
+    let (open, close) = if agent == Agent::Qwen && !text.contains("<recalled-memory") {
         ("&lt;recalled-memory source=", "&lt;/recalled-memory&gt;")
     } else {
         ("<recalled-memory source=", "</recalled-memory>")
     };
-    let framed = note
-        .find(open)
-        .filter(|&o| o < 600)
-        .is_some_and(|o| note[o..].contains(close));
+    let framed = text[..at]
+        .rfind(open)
+        .filter(|&o| at - o < 600)
+        .is_some_and(|o| !text[o..at].contains(close) && note.contains(close));
     assert!(
         framed,
         "the note naming {} has no frame after it:\n…{}…",

@@ -331,19 +331,23 @@ pub fn failure_note(
     let date = chrono::DateTime::from_timestamp_millis(hit.started_at)
         .map(|d| d.format("%Y-%m-%d").to_string())
         .unwrap_or_default();
-    let head = format!(
-        "deja: an earlier session met this error: {} ({}, {date}). Read it with deja's `session` tool or `deja show {}`.\n",
+    // Only deja's own words stand outside the frame: the session's id, like
+    // every stored string, is inside it.
+    let head = "deja: an earlier session met this error; read it with deja's `session` tool or `deja show ID`, the ID named in the frame.\n";
+    let named = format!(
+        "session: {} ({}, {date})\n",
         frame::field(&hit.session_id),
         frame::field(&hit.harness),
-        frame::field(&hit.session_id),
     );
     let quote = |label: &str, text: &str, room: usize| {
         let one = deja_model::one_line(text, room);
         format!("{label}: {}\n", frame::untrusted(frame::cut(&one, room)))
     };
-    let room =
-        max_bytes.saturating_sub(head.len() + frame::open().len() + frame::close().len() + 40) / 2;
-    let mut body = quote("there", &hit.text, room);
+    let room = max_bytes
+        .saturating_sub(head.len() + named.len() + frame::open().len() + frame::close().len() + 40)
+        / 2;
+    let mut body = named;
+    body.push_str(&quote("there", &hit.text, room));
     if let Some(next) = &next {
         body.push_str(&quote("what was done", next, room));
     }

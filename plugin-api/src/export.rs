@@ -12,10 +12,10 @@ use std::sync::Once;
 
 use abi_stable::std_types::{RResult, RSlice, RStr};
 
-use crate::module::{PluginModuleV1_0, PluginModuleV1_0Ref};
+use crate::module::{PluginModuleV1_0, PluginModuleV1_0Ref, PluginModuleV1_1, PluginModuleV1_1Ref};
 use crate::types::{
-    Discovery, ErrorKind, HostContext, ParseOutput, ParseRequest, PluginError, PluginInfo,
-    ResumeAdvice, ResumeRequest,
+    Descriptions, Discovery, ErrorKind, HostContext, ParseOutput, ParseRequest, PluginError,
+    PluginInfo, ResumeAdvice, ResumeRequest,
 };
 use crate::version::{AbiVersion, CURRENT};
 
@@ -37,6 +37,25 @@ pub trait Reader {
 
     /// How to reopen a session in the harness.
     fn resume(request: &ResumeRequest<'_>) -> Result<ResumeAdvice, PluginError>;
+
+    /// Name, version and harness of the reader `context` describes (a reader
+    /// that serves descriptions); a plain reader's [`Reader::info`].
+    fn info_in(context: &HostContext) -> Result<PluginInfo, PluginError> {
+        let _ = context;
+        Ok(Self::info())
+    }
+
+    /// [`Reader::detect`] by the reader `context` describes; a plain reader
+    /// ignores the context.
+    fn detect_in(context: &HostContext, path: &str, head: &[u8]) -> u8 {
+        let _ = context;
+        Self::detect(path, head)
+    }
+
+    /// The description files this reader serves; none for a plain reader.
+    fn descriptions() -> Descriptions {
+        Descriptions::default()
+    }
 }
 
 thread_local! {
@@ -120,8 +139,51 @@ extern "C" fn resume<R: Reader>(request: &ResumeRequest<'_>) -> RResult<ResumeAd
     guard("resume", || R::resume(request))
 }
 
+extern "C" fn describe_in<R: Reader>(context: &HostContext) -> RResult<PluginInfo, PluginError> {
+    guard("describe", || {
+        let mut info = R::info_in(context)?;
+        info.abi = CURRENT;
+        Ok(info)
+    })
+}
+
+extern "C" fn detect_in<R: Reader>(
+    context: &HostContext,
+    path: RStr<'_>,
+    head: RSlice<'_, u8>,
+) -> RResult<u8, PluginError> {
+    guard("detect", || {
+        Ok(R::detect_in(context, path.as_str(), head.as_slice()).min(100))
+    })
+}
+
+extern "C" fn descriptions<R: Reader>() -> RResult<Descriptions, PluginError> {
+    guard("descriptions", || Ok(R::descriptions()))
+}
+
 /// The root module for reader `R`. Used by [`export_plugin!`](crate::export_plugin).
-pub fn module_for<R: Reader>() -> PluginModuleV1_0Ref {
+pub fn module_for<R: Reader>() -> PluginModuleV1_1Ref {
+    use abi_stable::prefix_type::PrefixTypeTrait;
+    PluginModuleV1_1 {
+        abi_version,
+        describe: describe::<R>,
+        detect: detect::<R>,
+        discover: discover::<R>,
+        parse: parse::<R>,
+        resume: resume::<R>,
+        describe_in: describe_in::<R>,
+        detect_in: detect_in::<R>,
+        descriptions: descriptions::<R>,
+    }
+    .leak_into_prefix()
+}
+
+/// The ABI 1.0 root module for reader `R`, as a plugin built before ABI 1.1
+/// exported it (its `abi_version` still answers the current version: the
+/// host goes by the plugin's tag). Only for testing that hosts keep loading
+/// such plugins.
+#[doc(hidden)]
+pub fn module_v1_0_for<R: Reader>() -> PluginModuleV1_0Ref {
     use abi_stable::prefix_type::PrefixTypeTrait;
     PluginModuleV1_0 {
         abi_version,
@@ -153,7 +215,7 @@ macro_rules! export_plugin {
         pub static DEJA_PLUGIN_ABI: $crate::AbiTag = $crate::AbiTag::CURRENT;
 
         #[doc(hidden)]
-        pub fn __deja_plugin_root_module() -> $crate::PluginModuleV1_0Ref {
+        pub fn __deja_plugin_root_module() -> $crate::PluginModuleV1_1Ref {
             $crate::export::module_for::<$reader>()
         }
 
@@ -167,7 +229,7 @@ macro_rules! export_plugin {
             // SAFETY: the constructor returns the module type named here, as
             // abi_stable's own `export_root_module` attribute does.
             unsafe {
-                $crate::abi_stable::library::LibHeader::from_constructor::<$crate::PluginModuleV1_0Ref>(
+                $crate::abi_stable::library::LibHeader::from_constructor::<$crate::PluginModuleV1_1Ref>(
                     erased,
                     $crate::abi_stable::library::CheckTypeLayout::Yes,
                 )

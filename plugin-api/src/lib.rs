@@ -36,7 +36,7 @@ pub mod version;
 pub use abi_stable;
 pub use abi_stable::std_types::{ROption, RResult, RSlice, RStr, RString, RVec};
 pub use export::Reader;
-pub use module::{PluginModuleV1_0, PluginModuleV1_0Ref};
+pub use module::{PluginModuleV1_0, PluginModuleV1_0Ref, PluginModuleV1_1, PluginModuleV1_1Ref};
 pub use types::*;
 pub use version::{AbiTag, AbiVersion, ABI_MAJOR, ABI_MINOR, ABI_TAG_SYMBOL};
 

@@ -1,4 +1,10 @@
-//! The root module of ABI 1.0: the table of functions a plugin exports.
+//! The root modules of ABI 1.x: the tables of functions a plugin exports.
+//!
+//! - [`PluginModuleV1_0`]: the reader's five calls.
+//! - [`PluginModuleV1_1`]: the same, plus the calls of a reader that serves
+//!   *descriptions* (reader definitions in a file, such as deja's TOML
+//!   reader): who it is and what it detects for one description, and which
+//!   description files it serves.
 //!
 //! # Evolution
 //!
@@ -17,8 +23,8 @@ use abi_stable::std_types::{RResult, RSlice, RStr};
 use abi_stable::{declare_root_module_statics, StableAbi};
 
 use crate::types::{
-    Discovery, HostContext, ParseOutput, ParseRequest, PluginError, PluginInfo, ResumeAdvice,
-    ResumeRequest,
+    Descriptions, Discovery, HostContext, ParseOutput, ParseRequest, PluginError, PluginInfo,
+    ResumeAdvice, ResumeRequest,
 };
 use crate::version::AbiVersion;
 
@@ -50,5 +56,48 @@ impl RootModule for PluginModuleV1_0Ref {
     const NAME: &'static str = "deja reader plugin";
     // The ABI version, not the crate version: abi_stable requires equal majors,
     // and deja's own tag check handles minors.
+    const VERSION_STRINGS: VersionStrings = VersionStrings::new("1.0.0");
+}
+
+/// The functions of a reader plugin, ABI 1.1: those of 1.0, in the same
+/// order, then three more. Frozen: never add or change a field.
+///
+/// A plain reader answers the new calls as 1.0 would (`describe_in` and
+/// `detect_in` ignore the context; `descriptions` serves none). A reader that
+/// serves descriptions is called once per description: the host hands the
+/// description to every call through the context (see
+/// [`crate::types::DESCRIPTION_VAR`]).
+#[repr(C)]
+#[derive(StableAbi)]
+#[sabi(kind(Prefix(prefix_ref = PluginModuleV1_1Ref)))]
+#[sabi(missing_field(panic))]
+pub struct PluginModuleV1_1 {
+    /// The ABI version the plugin was built for.
+    pub abi_version: extern "C" fn() -> AbiVersion,
+    /// Name, version and harness.
+    pub describe: extern "C" fn() -> RResult<PluginInfo, PluginError>,
+    /// As in 1.0.
+    pub detect: extern "C" fn(RStr<'_>, RSlice<'_, u8>) -> RResult<u8, PluginError>,
+    /// As in 1.0.
+    pub discover: extern "C" fn(&HostContext) -> RResult<Discovery, PluginError>,
+    /// As in 1.0.
+    pub parse: extern "C" fn(&ParseRequest<'_>) -> RResult<ParseOutput, PluginError>,
+    /// As in 1.0.
+    pub resume: extern "C" fn(&ResumeRequest<'_>) -> RResult<ResumeAdvice, PluginError>,
+    /// Name, version and harness of the reader the context describes.
+    pub describe_in: extern "C" fn(&HostContext) -> RResult<PluginInfo, PluginError>,
+    /// Detection by the reader the context describes.
+    pub detect_in:
+        extern "C" fn(&HostContext, RStr<'_>, RSlice<'_, u8>) -> RResult<u8, PluginError>,
+    /// The description files this plugin serves: their file extension and the
+    /// descriptions built into it. An empty extension: none (a plain reader).
+    #[sabi(last_prefix_field)]
+    pub descriptions: extern "C" fn() -> RResult<Descriptions, PluginError>,
+}
+
+impl RootModule for PluginModuleV1_1Ref {
+    declare_root_module_statics! {PluginModuleV1_1Ref}
+    const BASE_NAME: &'static str = "deja_plugin";
+    const NAME: &'static str = "deja reader plugin";
     const VERSION_STRINGS: VersionStrings = VersionStrings::new("1.0.0");
 }

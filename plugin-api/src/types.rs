@@ -28,6 +28,35 @@ pub struct PluginInfo {
     pub config_keys: RVec<RString>,
 }
 
+/// A description a reader serves: its file name and text (ABI 1.1).
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, PartialEq, Eq)]
+pub struct DescriptionFile {
+    /// The file name, e.g. `opencode.toml`.
+    pub name: RString,
+    /// The description's text.
+    pub text: RString,
+}
+
+/// The description files a reader serves (ABI 1.1).
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, Default, PartialEq, Eq)]
+pub struct Descriptions {
+    /// The extension of the description files it reads from plugin folders
+    /// (`toml`); empty when it serves none.
+    pub extension: RString,
+    /// Descriptions built into the plugin, served like files found in its
+    /// folder (a file of the same harness in a plugin folder wins).
+    pub builtin: RVec<DescriptionFile>,
+}
+
+/// The variable of the context that holds the text of the description a
+/// reader is called for (ABI 1.1).
+pub const DESCRIPTION_VAR: &str = "DEJA_READER_DESCRIPTION";
+/// The variable of the context that names where that description came from:
+/// its file, or `<plugin file>#<name>` for a built-in one (ABI 1.1).
+pub const DESCRIPTION_PATH_VAR: &str = "DEJA_READER_DESCRIPTION_PATH";
+
 /// One environment variable.
 #[repr(C)]
 #[derive(StableAbi, Debug, Clone, PartialEq, Eq)]

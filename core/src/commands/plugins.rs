@@ -22,9 +22,11 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
                     enabled: r.harness.as_deref().map(|h| app.harness_enabled(h)),
                     harness: r.harness.as_deref(),
                     name: r.name.as_deref(),
+                    note: r.note.as_deref(),
                     origin: r.folder.as_str(),
                     path: r.path.to_string_lossy(),
                     reason: r.status.reason(),
+                    served_by: r.served_by.as_deref().map(|p| p.to_string_lossy()),
                     status: r.status.label(),
                     version: r.version.as_deref(),
                 })
@@ -53,15 +55,27 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
             }
             other => s.red(other.label()),
         };
+        // A plugin that serves descriptions reads no harness of its own.
+        let harness = match (&r.harness, &r.note) {
+            (Some(h), _) => h.as_str(),
+            (None, Some(_)) => "-",
+            (None, None) => "?",
+        };
         println!(
             "{:<10} {:<8} abi {:<5} harness {:<8} {}",
             s.bold(r.name.as_deref().unwrap_or("?")),
             r.version.as_deref().unwrap_or("?"),
             r.abi.map(|a| a.to_string()).unwrap_or_else(|| "?".into()),
-            r.harness.as_deref().unwrap_or("?"),
+            harness,
             status
         );
         println!("           {} ({})", r.path.display(), r.folder.as_str());
+        if let Some(by) = &r.served_by {
+            println!("           a reader description, read by {}", by.display());
+        }
+        if let Some(note) = &r.note {
+            println!("           {note}");
+        }
         if let Some(reason) = r.status.reason() {
             println!("           {reason}");
         }

@@ -24,12 +24,16 @@ pub struct Plugin<'a> {
     pub harness: Option<&'a str>,
     /// Its name.
     pub name: Option<&'a str>,
+    /// Anything else to say: a plugin that serves reader descriptions says so.
+    pub note: Option<&'a str>,
     /// Where it was found: `config`, `user` or `bundled`.
     pub origin: &'a str,
     /// The file.
     pub path: Cow<'a, str>,
     /// Why it was not loaded.
     pub reason: Option<&'a str>,
+    /// For a reader description: the plugin file that reads by it.
+    pub served_by: Option<Cow<'a, str>>,
     /// `loaded`, `incompatible`, `refused` or `invalid`.
     pub status: &'a str,
     /// Its version.
@@ -50,9 +54,11 @@ mod tests {
                 enabled: None,
                 harness: None,
                 name: None,
+                note: None,
                 origin: "user",
                 path: "/p.so".into(),
                 reason: None,
+                served_by: None,
                 status: "loaded",
                 version: None,
             }],
@@ -61,7 +67,16 @@ mod tests {
         assert_eq!(
             keys(&out.plugins[0]),
             [
-                "abi", "enabled", "harness", "name", "origin", "path", "reason", "status",
+                "abi",
+                "enabled",
+                "harness",
+                "name",
+                "note",
+                "origin",
+                "path",
+                "reason",
+                "served_by",
+                "status",
                 "version"
             ]
         );

@@ -34,13 +34,36 @@ impl PluginFolder {
     }
 }
 
-/// A file that may be a plugin.
+/// A file that may be a plugin: a library, or a reader description.
 #[derive(Debug, Clone)]
 pub struct Candidate {
-    /// The library file.
+    /// The file.
     pub path: PathBuf,
     /// Where it was found.
     pub folder: PluginFolder,
+}
+
+/// The extension of reader description files (readers defined in a file, for
+/// a plugin that serves them: see [`crate::PluginHost::load`]).
+pub const DESCRIPTION_EXTENSION: &str = "toml";
+
+/// Whether `name` is a reader description's file name (`*.toml`, not hidden).
+pub fn is_description_file_name(name: &str) -> bool {
+    !name.starts_with('.')
+        && name
+            .strip_suffix(DESCRIPTION_EXTENSION)
+            .and_then(|stem| stem.strip_suffix('.'))
+            .is_some_and(|stem| !stem.is_empty())
+}
+
+impl Candidate {
+    /// Whether it is a reader description rather than a library.
+    pub fn is_description(&self) -> bool {
+        self.path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(is_description_file_name)
+    }
 }
 
 /// Whether `name` looks like a deja plugin library on this platform.
@@ -137,8 +160,9 @@ fn scan_dir(dir: &Path, folder: PluginFolder, out: &mut Vec<Candidate>) {
         .filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(is_plugin_file_name)
+                .is_some_and(|n| is_plugin_file_name(n) || is_description_file_name(n))
         })
+        .filter(|p| p.is_file())
         .collect();
     found.sort();
     out.extend(found.into_iter().map(|path| Candidate {

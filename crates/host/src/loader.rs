@@ -7,7 +7,9 @@ use std::path::Path;
 
 use abi_stable::library::{lib_header_from_raw_library, LibraryError, RawLibrary};
 use deja_plugin_api::version::{AbiTag, AbiVersion, ABI_TAG_SYMBOL, CURRENT};
-use deja_plugin_api::PluginModuleV1_0Ref;
+use deja_plugin_api::{PluginModuleV1_0Ref, PluginModuleV1_1Ref};
+
+use crate::module::Module;
 
 /// Why a plugin file was not loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -25,8 +27,8 @@ pub enum LoadError {
 
 /// A loaded root module and the ABI version it was built for.
 pub struct Loaded {
-    /// The module (adapted to the current version).
-    pub module: PluginModuleV1_0Ref,
+    /// The module, of the type of the plugin's ABI version.
+    pub module: Module,
     /// The version from the plugin's tag.
     pub abi: AbiVersion,
 }
@@ -78,11 +80,18 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
     // SAFETY: the library exports abi_stable's header (checked by abi_stable,
     // which fails cleanly when the symbol is missing).
     let header = unsafe { lib_header_from_raw_library(raw) }.map_err(incompatible)?;
-    // Each ABI minor version has its own frozen module type; 1.0 is the only one so far.
+    // Each ABI minor version has its own frozen module type.
     let module = match abi.minor {
-        0 => header
-            .init_root_module::<PluginModuleV1_0Ref>()
-            .map_err(incompatible)?,
+        0 => Module::V1_0(
+            header
+                .init_root_module::<PluginModuleV1_0Ref>()
+                .map_err(incompatible)?,
+        ),
+        1 => Module::V1_1(
+            header
+                .init_root_module::<PluginModuleV1_1Ref>()
+                .map_err(incompatible)?,
+        ),
         other => {
             return Err(LoadError::Incompatible(format!(
                 "plugin ABI {}.{other} has no module type in this deja",

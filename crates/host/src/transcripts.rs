@@ -51,6 +51,18 @@ pub fn modified_ms(meta: &std::fs::Metadata) -> i64 {
         .unwrap_or(0)
 }
 
+/// The write-ahead log beside a SQLite database at `path` (`<path>-wal`),
+/// when there is one: a harness that keeps its sessions in SQLite writes
+/// there first, and the database file itself may not change for a long
+/// time, so the log counts as part of the transcript when deciding whether
+/// it changed.
+pub fn write_ahead_log(path: &Path) -> Option<PathBuf> {
+    let mut name = path.file_name()?.to_os_string();
+    name.push("-wal");
+    let wal = path.with_file_name(name);
+    wal.is_file().then_some(wal)
+}
+
 /// Reads `path`, refusing files over `limit` bytes without reading them.
 pub fn read(path: &Path, limit: u64) -> Result<Transcript, ReadError> {
     let io = |source| ReadError::Io {

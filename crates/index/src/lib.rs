@@ -246,8 +246,12 @@ fn index_one(
         Ok(meta) => meta,
         Err(e) => return Ok(Err(format!("cannot read: {e}"))),
     };
-    let size = meta.len() as i64;
-    let mtime = mtime_ns(&meta);
+    // A SQLite database's write-ahead log is part of it (see
+    // `transcripts::write_ahead_log`).
+    let wal = transcripts::write_ahead_log(path);
+    let wal_meta = wal.as_deref().and_then(|w| std::fs::metadata(w).ok());
+    let size = meta.len() as i64 + wal_meta.as_ref().map_or(0, |m| m.len() as i64);
+    let mtime = mtime_ns(&meta).max(wal_meta.as_ref().map_or(0, mtime_ns));
     let known = store.source(&plugin.harness, &path_text)?;
     // Read with the same reader and settings, and it succeeded.
     let same_reading = known
@@ -280,11 +284,35 @@ fn index_one(
             return Ok(Err(reason));
         }
     };
-    let hash = sha256_hex(&t.bytes);
+    // The size of what was read (not of the stat before), so that a file
+    // that grew while it was read is read again next time.
+    let (hash, size) = match wal.as_deref().map(|w| transcripts::read(w, limit)) {
+        None => (sha256_hex(&t.bytes), t.size as i64),
+        Some(Ok(log)) => (
+            format!("{}+wal:{}", sha256_hex(&t.bytes), sha256_hex(&log.bytes)),
+            (t.size + log.size) as i64,
+        ),
+        // Checkpointed and removed since: the database alone.
+        Some(Err(transcripts::ReadError::Io { .. })) => (sha256_hex(&t.bytes), t.size as i64),
+        Some(Err(e)) => {
+            let reason = e.to_string();
+            let file = FileState {
+                harness: &plugin.harness,
+                path: &path_text,
+                size,
+                mtime_ns: mtime,
+                hash: "",
+                reader: &reader,
+                settings,
+            };
+            store.record_failure(&file, &reason)?;
+            return Ok(Err(reason));
+        }
+    };
     let file = FileState {
         harness: &plugin.harness,
         path: &path_text,
-        size: t.size as i64,
+        size,
         mtime_ns: mtime,
         hash: &hash,
         reader: &reader,

@@ -1,0 +1,82 @@
+//! A loaded plugin's root module, whichever ABI 1.x minor version it was
+//! built for, behind one set of calls: a 1.0 plugin answers the 1.1 calls as
+//! a plain reader does (no context, no descriptions).
+
+use abi_stable::std_types::{RResult, RSlice, RStr};
+use deja_plugin_api as api;
+
+/// The root module of one plugin.
+#[derive(Clone, Copy)]
+pub enum Module {
+    /// Built for ABI 1.0.
+    V1_0(api::PluginModuleV1_0Ref),
+    /// Built for ABI 1.1.
+    V1_1(api::PluginModuleV1_1Ref),
+}
+
+type Result<T> = RResult<T, api::PluginError>;
+
+impl Module {
+    /// Name, version and harness.
+    pub fn describe(&self) -> Result<api::PluginInfo> {
+        match self {
+            Module::V1_0(m) => (m.describe())(),
+            Module::V1_1(m) => (m.describe())(),
+        }
+    }
+
+    /// Name, version and harness of the reader `context` describes.
+    pub fn describe_in(&self, context: &api::HostContext) -> Result<api::PluginInfo> {
+        match self {
+            Module::V1_0(m) => (m.describe())(),
+            Module::V1_1(m) => (m.describe_in())(context),
+        }
+    }
+
+    /// Detection, by the reader `context` describes where there is one.
+    pub fn detect(
+        &self,
+        context: Option<&api::HostContext>,
+        path: &str,
+        head: &[u8],
+    ) -> Result<u8> {
+        let (path, head) = (RStr::from(path), RSlice::from(head));
+        match (self, context) {
+            (Module::V1_1(m), Some(context)) => (m.detect_in())(context, path, head),
+            (Module::V1_1(m), None) => (m.detect())(path, head),
+            (Module::V1_0(m), _) => (m.detect())(path, head),
+        }
+    }
+
+    /// Discovery.
+    pub fn discover(&self, context: &api::HostContext) -> Result<api::Discovery> {
+        match self {
+            Module::V1_0(m) => (m.discover())(context),
+            Module::V1_1(m) => (m.discover())(context),
+        }
+    }
+
+    /// Parsing one transcript.
+    pub fn parse(&self, request: &api::ParseRequest<'_>) -> Result<api::ParseOutput> {
+        match self {
+            Module::V1_0(m) => (m.parse())(request),
+            Module::V1_1(m) => (m.parse())(request),
+        }
+    }
+
+    /// Resume advice.
+    pub fn resume(&self, request: &api::ResumeRequest<'_>) -> Result<api::ResumeAdvice> {
+        match self {
+            Module::V1_0(m) => (m.resume())(request),
+            Module::V1_1(m) => (m.resume())(request),
+        }
+    }
+
+    /// The description files the plugin serves (none before ABI 1.1).
+    pub fn descriptions(&self) -> Result<api::Descriptions> {
+        match self {
+            Module::V1_0(_) => RResult::ROk(api::Descriptions::default()),
+            Module::V1_1(m) => (m.descriptions())(),
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! deja reader plugin that reads transcripts by reader descriptions: a
+//! harness described in a TOML file (where its files are, what they hold,
+//! which records are messages and what their fields are) is read with no
+//! code and no compiler.
+//!
+//! The host loads this plugin once and calls it once per description, with
+//! the description in the context (ABI 1.1): the `*.toml` files in the plugin
+//! folders, and the descriptions built in here ([`BUILTIN`]). The pieces:
+//! - [`description`]: the TOML read into checked values; errors name the
+//!   file, the line and the key.
+//! - [`pointer`]: JSON pointers into records, and conditions on them.
+//! - [`discover`]: roots per OS and variables, globs, excludes.
+//! - [`source`]: JSONL lines, a JSON document or SQLite queries, read into
+//!   groups of records, one per session.
+//! - [`session`]: a group turned into deja's session.
+//! - [`detect`], [`resume`] and [`time`]: recognising a file, reopening a
+//!   session, reading timestamps.
+
+// Input-dependent code never indexes unchecked: a reader must not panic on
+// any bytes (SECURITY.md). Tests may index.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
+pub mod description;
+pub mod detect;
+pub mod discover;
+pub mod pointer;
+pub mod resume;
+pub mod session;
+pub mod source;
+pub mod time;
+
+use deja_plugin_api::{
+    DescriptionFile, Descriptions, Discovery, HostContext, ParseOutput, ParseRequest, PluginError,
+    PluginInfo, RVec, ResumeAdvice, ResumeRequest, DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
+};
+use sha2::{Digest, Sha256};
+
+use crate::description::Description;
+
+/// The descriptions built into this plugin: (file name, text).
+pub const BUILTIN: &[(&str, &str)] = &[("opencode.toml", include_str!("../readers/opencode.toml"))];
+
+/// The description the host handed over in `context`.
+fn described(context: &HostContext) -> Result<(Description, String), PluginError> {
+    let text = context.env(DESCRIPTION_VAR).ok_or_else(|| {
+        PluginError::config(
+            "the TOML reader was called without a reader description (it needs a deja with plugin ABI 1.1)",
+        )
+    })?;
+    let origin = context
+        .env(DESCRIPTION_PATH_VAR)
+        .unwrap_or("(a reader description)")
+        .to_string();
+    let d = description::parse(&origin, text).map_err(|e| PluginError::config(e.to_string()))?;
+    Ok((d, text.to_string()))
+}
+
+/// The reader's version: the description's own, and a short hash of its
+/// text, so that a changed description reads its transcripts again.
+fn version(d: &Description, text: &str) -> String {
+    let hash = Sha256::digest(text.as_bytes());
+    let short: String = hash.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}+toml.{short}",
+        d.reader.version.as_deref().unwrap_or("0")
+    )
+}
+
+/// The reader of descriptions.
+pub struct TomlReader;
+
+impl deja_plugin_api::Reader for TomlReader {
+    fn info() -> PluginInfo {
+        PluginInfo {
+            name: "toml".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            harness: "toml".into(),
+            description: "reads transcripts by reader descriptions written in TOML".into(),
+            abi: deja_plugin_api::version::CURRENT,
+            config_keys: RVec::new(),
+        }
+    }
+
+    fn info_in(context: &HostContext) -> Result<PluginInfo, PluginError> {
+        let (d, text) = described(context)?;
+        let harness = d.reader.harness.0.clone();
+        Ok(PluginInfo {
+            name: d
+                .reader
+                .name
+                .clone()
+                .unwrap_or_else(|| harness.clone())
+                .into(),
+            version: version(&d, &text).into(),
+            description: d
+                .reader
+                .description
+                .clone()
+                .unwrap_or_else(|| format!("{harness} transcripts (a TOML reader description)"))
+                .into(),
+            harness: harness.into(),
+            abi: deja_plugin_api::version::CURRENT,
+            config_keys: RVec::new(),
+        })
+    }
+
+    fn detect(_path: &str, _head: &[u8]) -> u8 {
+        0
+    }
+
+    fn detect_in(context: &HostContext, path: &str, head: &[u8]) -> u8 {
+        described(context).map_or(0, |(d, _)| detect::score(&d, path, head))
+    }
+
+    fn discover(context: &HostContext) -> Result<Discovery, PluginError> {
+        let (d, _) = described(context)?;
+        discover::discover(&d, context)
+    }
+
+    fn parse(request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
+        let (d, _) = described(request.context)?;
+        let path = request.path.as_str();
+        let loaded = source::load(&d, path, request.bytes.as_slice())?;
+        Ok(session::output(&d, loaded, path, request.modified_ms))
+    }
+
+    fn resume(request: &ResumeRequest<'_>) -> Result<ResumeAdvice, PluginError> {
+        let (d, _) = described(request.context)?;
+        Ok(resume::advise(&d, request))
+    }
+
+    fn descriptions() -> Descriptions {
+        Descriptions {
+            extension: "toml".into(),
+            builtin: BUILTIN
+                .iter()
+                .map(|(name, text)| DescriptionFile {
+                    name: (*name).into(),
+                    text: (*text).into(),
+                })
+                .collect(),
+        }
+    }
+}
+
+deja_plugin_api::export_plugin!(TomlReader);

@@ -1,0 +1,256 @@
+//! A group of records turned into deja's session by the description's
+//! fields: the session's id, parent, project, title and times; the records
+//! that are messages, joined when they share a message id; the tool calls
+//! that become command and file records.
+
+use deja_plugin_api::{
+    paths, CommandOrigin, CommandRecord, FileAction, FileRecord, Message, ParseOutput, Project,
+    RString, Role, Session,
+};
+use serde_json::Value;
+
+use crate::description::{Action, Description, IdFallback};
+use crate::pointer::Pointer;
+use crate::source::{Group, Loaded};
+use crate::time;
+
+/// The parse result for `loaded`, read from `path` (modified at `modified_ms`).
+pub fn output(d: &Description, loaded: Loaded, path: &str, modified_ms: i64) -> ParseOutput {
+    let mut output = ParseOutput {
+        warnings: loaded.warnings.into_iter().map(RString::from).collect(),
+        ..ParseOutput::default()
+    };
+    for group in &loaded.groups {
+        match build(d, group, path, modified_ms) {
+            Some(s) if !s.messages.is_empty() => output.sessions.push(s),
+            _ => output.skipped_empty += 1,
+        }
+    }
+    output
+}
+
+/// The first value of `pointer` in the group's row, else in its records.
+fn first(group: &Group, pointer: &Option<Pointer>) -> Option<String> {
+    let p = pointer.as_ref()?;
+    group
+        .row
+        .as_ref()
+        .and_then(|r| p.string(r))
+        .or_else(|| group.records.iter().find_map(|r| p.string(r)))
+}
+
+/// The last value of `pointer` (a title that was set again wins).
+fn last(group: &Group, pointer: &Option<Pointer>) -> Option<String> {
+    let p = pointer.as_ref()?;
+    group
+        .records
+        .iter()
+        .rev()
+        .find_map(|r| p.string(r))
+        .or_else(|| group.row.as_ref().and_then(|r| p.string(r)))
+}
+
+/// A time in the row, else the first record that has one.
+fn time_of(group: &Group, pointer: &Option<Pointer>) -> Option<i64> {
+    let p = pointer.as_ref()?;
+    group
+        .row
+        .as_ref()
+        .and_then(|r| p.get(r).and_then(time::ms))
+        .or_else(|| {
+            group
+                .records
+                .iter()
+                .find_map(|r| p.get(r).and_then(time::ms))
+        })
+}
+
+fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option<Session> {
+    let s = &d.session;
+    let id = first(group, &s.id).or_else(|| fallback_id(path, s.id_fallback))?;
+    let m = &d.message;
+    let mut messages: Vec<Message> = Vec::new();
+    let mut last_message_id: Option<String> = None;
+    let mut files = Vec::new();
+    let mut commands = Vec::new();
+    let mut times = Vec::new();
+    let started_field = time_of(group, &s.started);
+    let mut clock = started_field.unwrap_or(modified_ms);
+    for record in &group.records {
+        if let Some(t) = m
+            .time
+            .as_ref()
+            .and_then(|p| p.get(record))
+            .and_then(time::ms)
+        {
+            clock = t;
+            times.push(t);
+        }
+        for tool in &d.tools {
+            if !tool.when.matches(record) {
+                continue;
+            }
+            let at = tool
+                .time
+                .as_ref()
+                .and_then(|p| p.get(record))
+                .and_then(time::ms)
+                .unwrap_or(clock);
+            if let Some(command) = tool.command.as_ref().and_then(|p| p.string(record)) {
+                commands.push(CommandRecord {
+                    command: command.into(),
+                    origin: CommandOrigin::Agent,
+                    timestamp_ms: at,
+                });
+            }
+            let mut touched: Vec<String> = tool
+                .file
+                .as_ref()
+                .and_then(|p| p.string(record))
+                .into_iter()
+                .collect();
+            if let Some(Value::Array(items)) = tool.files.as_ref().and_then(|p| p.get(record)) {
+                touched.extend(items.iter().filter_map(|v| v.as_str().map(str::to_string)));
+            }
+            for file in touched {
+                files.push((file, action(tool.action), at));
+            }
+        }
+        if m.skip.iter().any(|c| c.matches(record)) {
+            continue;
+        }
+        if !m.when.is_empty() && !m.when.iter().any(|c| c.matches(record)) {
+            continue;
+        }
+        let Some(role) = m.role.string(record).and_then(|r| role_of(d, &r)) else {
+            continue;
+        };
+        let Some(text) = text_of(d, record) else {
+            continue;
+        };
+        let native = m.id.as_ref().and_then(|p| p.string(record));
+        match messages.last_mut() {
+            Some(prev) if native.is_some() && native == last_message_id && prev.role == role => {
+                let joined = format!("{}\n\n{}", prev.text, text);
+                prev.text = joined.into();
+            }
+            _ => {
+                let mut message = Message::new(role, text, clock);
+                message.native_id = native.clone().map(RString::from).into();
+                messages.push(message);
+            }
+        }
+        last_message_id = native;
+    }
+    let started = started_field
+        .or_else(|| times.iter().min().copied())
+        .unwrap_or(modified_ms);
+    let updated = time_of(group, &s.updated)
+        .or_else(|| times.iter().max().copied())
+        .unwrap_or(started)
+        .max(started);
+
+    let dir = first(group, &s.project);
+    let project = Project {
+        name: dir
+            .as_deref()
+            .and_then(paths::basename)
+            .map(RString::from)
+            .into(),
+        id: first(group, &s.project_id).map(RString::from).into(),
+        dir: dir.clone().map(RString::from).into(),
+    };
+    let title = last(group, &s.title)
+        .filter(|t| !s.title_ignore.iter().any(|p| p.0.is_match(t)))
+        .map(|t| t.trim().to_string());
+    let mut session = Session::new(id.clone(), id, started, updated);
+    session.parent_id = first(group, &s.parent).map(RString::from).into();
+    session.title = title.map(RString::from).into();
+    session.project = project;
+    session.messages = messages.into();
+    session.files = files
+        .into_iter()
+        .map(|(file, action, at)| FileRecord {
+            path: resolve(dir.as_deref(), &file).into(),
+            action,
+            timestamp_ms: at,
+        })
+        .collect();
+    session.commands = commands.into();
+    Some(session)
+}
+
+/// The id from the file's name when no record holds one.
+fn fallback_id(path: &str, fallback: Option<IdFallback>) -> Option<String> {
+    let name = |p: &str| paths::basename(p).map(str::to_string);
+    match fallback.unwrap_or(IdFallback::Stem) {
+        IdFallback::Stem => {
+            let base = name(path)?;
+            Some(match base.rsplit_once('.') {
+                Some((stem, _)) if !stem.is_empty() => stem.to_string(),
+                _ => base,
+            })
+        }
+        IdFallback::Folder => {
+            let base = paths::basename(path)?;
+            let dir = path.strip_suffix(base)?.trim_end_matches(['/', '\\']);
+            name(dir)
+        }
+    }
+    .filter(|s| !s.is_empty())
+}
+
+fn role_of(d: &Description, value: &str) -> Option<Role> {
+    let r = &d.message.roles;
+    if r.user.0.iter().any(|v| v == value) {
+        Some(Role::User)
+    } else if r.assistant.0.iter().any(|v| v == value) {
+        Some(Role::Assistant)
+    } else {
+        None
+    }
+}
+
+/// The record's text: a string, or the kept parts of an array, joined.
+fn text_of(d: &Description, record: &Value) -> Option<String> {
+    let m = &d.message;
+    let text = match m.text.get(record)? {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => {
+            let kept: Vec<&str> = parts
+                .iter()
+                .filter_map(|part| match part {
+                    Value::String(s) => Some(s.as_str()),
+                    part => {
+                        let kind = m.parts.r#type.get(part)?.as_str()?;
+                        if !m.parts.keep.0.iter().any(|k| k == kind) {
+                            return None;
+                        }
+                        m.parts.text.get(part)?.as_str()
+                    }
+                })
+                .filter(|s| !s.trim().is_empty())
+                .collect();
+            kept.join("\n\n")
+        }
+        _ => return None,
+    };
+    (!text.trim().is_empty()).then_some(text)
+}
+
+fn action(a: Action) -> FileAction {
+    match a {
+        Action::Edit => FileAction::Edit,
+        Action::Read => FileAction::Read,
+        Action::Add => FileAction::Add,
+        Action::ReadOnly => FileAction::ReadOnly,
+    }
+}
+
+/// A file path resolved against the project folder when relative.
+fn resolve(dir: Option<&str>, file: &str) -> String {
+    match dir {
+        Some(dir) if !paths::is_absolute(file) => paths::join(dir, file),
+        _ => file.to_string(),
+    }
+}

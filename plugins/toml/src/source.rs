@@ -1,0 +1,257 @@
+//! Reading a transcript file into groups of records, one group per session,
+//! by the description's source kind: JSONL lines, a JSON document, or a
+//! SQLite database's queries.
+//!
+//! A SQLite database is opened read-only at its path, so that what its
+//! write-ahead log holds (the `-wal` file beside it, where a running harness
+//! writes first) is read too; the bytes the host read are opened only when
+//! there is no file at the path (a copy handed over by a test or a tool).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use deja_plugin_api::{text, PluginError};
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+use serde_json::{Map, Value};
+
+use crate::description::{Description, Grouping, Kind};
+
+/// The records of one session, and the row that lists it (sqlite) or the
+/// document that holds them (json).
+#[derive(Debug, Default)]
+pub struct Group {
+    /// Where the session's own fields are looked for first.
+    pub row: Option<Value>,
+    /// Its records, in order.
+    pub records: Vec<Value>,
+}
+
+/// A file read into groups.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// One group per session.
+    pub groups: Vec<Group>,
+    /// What was skipped, for the user.
+    pub warnings: Vec<String>,
+}
+
+/// Reads the transcript at `path` (whose bytes are `bytes`).
+pub fn load(d: &Description, path: &str, bytes: &[u8]) -> Result<Loaded, PluginError> {
+    match d.source.kind {
+        Kind::Jsonl => Ok(jsonl(d, bytes)),
+        Kind::Json => json(d, bytes),
+        Kind::Sqlite => sqlite(d, path, bytes),
+    }
+}
+
+fn jsonl(d: &Description, bytes: &[u8]) -> Loaded {
+    let (text, _) = text::decode(bytes);
+    let mut bad = 0usize;
+    let mut records = Vec::new();
+    for line in text::lines(&text) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(v) => records.push(v),
+            // A line cut short by a crash, or not JSON at all.
+            Err(_) => bad += 1,
+        }
+    }
+    let mut loaded = Loaded {
+        groups: group(d, None, records),
+        warnings: Vec::new(),
+    };
+    if bad > 0 {
+        loaded
+            .warnings
+            .push(format!("{bad} line(s) are not JSON and were skipped"));
+    }
+    loaded
+}
+
+fn json(d: &Description, bytes: &[u8]) -> Result<Loaded, PluginError> {
+    let (text, _) = text::decode(bytes);
+    let doc: Value = serde_json::from_str(&text)
+        .map_err(|e| PluginError::invalid(format!("not a JSON document: {e}")))?;
+    let records = match &d.source.records_at {
+        Some(p) => match p.get(&doc) {
+            Some(Value::Array(items)) => items.clone(),
+            Some(_) => {
+                return Err(PluginError::invalid(format!(
+                    "`{}` in the document is not an array of records",
+                    p.as_str()
+                )))
+            }
+            None => Vec::new(),
+        },
+        None => match &doc {
+            Value::Array(items) => items.clone(),
+            other => vec![other.clone()],
+        },
+    };
+    let row = d.source.records_at.is_some().then_some(doc);
+    Ok(Loaded {
+        groups: group(d, row, records),
+        warnings: Vec::new(),
+    })
+}
+
+/// Groups records by the description's `sessions_by`: one group for the
+/// file, or one per value of a field (a record without it joins the group
+/// of the record before it).
+fn group(d: &Description, row: Option<Value>, records: Vec<Value>) -> Vec<Group> {
+    let by = match &d.source.sessions_by {
+        Some(Grouping::Field(p)) => p,
+        Some(Grouping::File) | None => return vec![Group { row, records }],
+    };
+    let mut order: Vec<String> = Vec::new();
+    let mut groups: HashMap<String, Vec<Value>> = HashMap::new();
+    let mut pending: Vec<Value> = Vec::new();
+    let mut current: Option<String> = None;
+    for record in records {
+        if let Some(key) = by.string(&record) {
+            if !groups.contains_key(&key) {
+                order.push(key.clone());
+                let mut first = std::mem::take(&mut pending);
+                first.push(record);
+                groups.insert(key.clone(), first);
+            } else if let Some(g) = groups.get_mut(&key) {
+                g.push(record);
+            }
+            current = Some(key);
+        } else {
+            match current.as_ref().and_then(|k| groups.get_mut(k)) {
+                Some(g) => g.push(record),
+                None => pending.push(record),
+            }
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|k| groups.remove(&k))
+        .map(|records| Group {
+            row: row.clone(),
+            records,
+        })
+        .collect()
+}
+
+fn sqlite(d: &Description, path: &str, bytes: &[u8]) -> Result<Loaded, PluginError> {
+    let conn = open(path, bytes)?;
+    let (Some(sessions_sql), Some(records_sql), Some(id)) =
+        (&d.source.sessions, &d.source.records, &d.session.id)
+    else {
+        return Err(PluginError::config(
+            "a sqlite source needs `source.sessions`, `source.records` and `session.id`",
+        ));
+    };
+    let query_error = |what: &str, e: rusqlite::Error| {
+        PluginError::invalid(format!(
+            "the `source.{what}` query failed on this database: {e}"
+        ))
+    };
+    let rows = rows(&conn, sessions_sql, None, &d.source.json_columns)
+        .map_err(|e| query_error("sessions", e))?;
+    let mut loaded = Loaded::default();
+    let mut stmt = conn
+        .prepare(records_sql)
+        .map_err(|e| query_error("records", e))?;
+    for row in rows {
+        let Some(session_id) = id.string(&row) else {
+            loaded.warnings.push(format!(
+                "a row of the sessions query has no `{}`; skipped",
+                id.as_str()
+            ));
+            continue;
+        };
+        let records = query(&mut stmt, Some(&session_id), &d.source.json_columns)
+            .map_err(|e| query_error("records", e))?;
+        loaded.groups.push(Group {
+            row: Some(row),
+            records,
+        });
+    }
+    Ok(loaded)
+}
+
+/// The database at `path`, read-only, or `bytes` as a database when there
+/// is no file there.
+fn open(path: &str, bytes: &[u8]) -> Result<Connection, PluginError> {
+    let cannot =
+        |e: rusqlite::Error| PluginError::invalid(format!("not a readable SQLite database: {e}"));
+    let conn = if Path::new(path).is_file() {
+        Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(cannot)?
+    } else {
+        if bytes.is_empty() {
+            return Err(PluginError::invalid(
+                "not a SQLite database: the file is empty",
+            ));
+        }
+        let mut conn = Connection::open_in_memory().map_err(cannot)?;
+        conn.deserialize_read_exact(rusqlite::MAIN_DB, bytes, bytes.len(), true)
+            .map_err(cannot)?;
+        conn
+    };
+    // A harness writing at the same time holds its lock only briefly.
+    conn.busy_timeout(std::time::Duration::from_secs(5))
+        .map_err(cannot)?;
+    conn.execute_batch("PRAGMA query_only = ON")
+        .map_err(cannot)?;
+    // Reading the schema is what fails on a file that is not a database.
+    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))
+        .map_err(cannot)?;
+    Ok(conn)
+}
+
+fn rows(
+    conn: &Connection,
+    sql: &str,
+    param: Option<&str>,
+    json_columns: &[String],
+) -> rusqlite::Result<Vec<Value>> {
+    let mut stmt = conn.prepare(sql)?;
+    query(&mut stmt, param, json_columns)
+}
+
+/// Runs `stmt` (with `?1` bound to `param` when the query has a parameter)
+/// and turns each row into an object of its columns.
+fn query(
+    stmt: &mut rusqlite::Statement<'_>,
+    param: Option<&str>,
+    json_columns: &[String],
+) -> rusqlite::Result<Vec<Value>> {
+    let names: Vec<String> = stmt.column_names().map(str::to_string).collect();
+    let mut rows = match param {
+        Some(p) if stmt.parameter_count() > 0 => stmt.query([p])?,
+        _ => stmt.query([])?,
+    };
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        let mut object = Map::new();
+        for (i, name) in names.iter().enumerate() {
+            let value = match row.get_ref(i)? {
+                ValueRef::Null => Value::Null,
+                ValueRef::Integer(n) => Value::from(n),
+                ValueRef::Real(f) => Value::from(f),
+                ValueRef::Text(t) => {
+                    let t = String::from_utf8_lossy(t);
+                    if json_columns.iter().any(|c| c == name) {
+                        serde_json::from_str(&t).unwrap_or(Value::String(t.into_owned()))
+                    } else {
+                        Value::String(t.into_owned())
+                    }
+                }
+                ValueRef::Blob(_) => Value::Null,
+            };
+            object.insert(name.clone(), value);
+        }
+        out.push(Value::Object(object));
+    }
+    Ok(out)
+}

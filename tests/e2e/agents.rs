@@ -399,7 +399,30 @@ impl Agent {
                 assert_eq!(ids.len(), 1, "qwen transcripts: {ids:?}");
                 ids.remove(0)
             }
-            Agent::OpenCode => unreachable!("deja does not read OpenCode yet"),
+            // OpenCode's own database, read by Python's sqlite3 (not deja):
+            // the one session the run created.
+            Agent::OpenCode => {
+                let db = sb.home.join(".local/share/opencode/opencode.db");
+                let out = std::process::Command::new("python3")
+                    .args([
+                        "-c",
+                        "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nprint('\\n'.join(r[0] for r in c.execute('SELECT id FROM session')))",
+                    ])
+                    .arg(&db)
+                    .output()
+                    .expect("run python3");
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let ids: Vec<String> = String::from_utf8_lossy(&out.stdout)
+                    .lines()
+                    .map(str::to_string)
+                    .collect();
+                assert_eq!(ids.len(), 1, "opencode sessions: {ids:?}");
+                ids.into_iter().next().unwrap()
+            }
         }
     }
 
@@ -409,8 +432,8 @@ impl Agent {
             Agent::Claude => Some("claude"),
             Agent::Codex => Some("codex"),
             Agent::Qwen => Some("qwen"),
-            // OpenCode keeps its sessions in SQLite, which no deja reader reads yet.
-            Agent::OpenCode => None,
+            // A reader written in TOML (plugins/toml/readers/opencode.toml).
+            Agent::OpenCode => Some("opencode"),
         }
     }
 }

@@ -43,6 +43,8 @@ pub fn deja_bin() -> PathBuf {
             "deja-plugin-codex",
             "-p",
             "deja-plugin-qwen",
+            "-p",
+            "deja-plugin-toml",
         ]);
         if release {
             cmd.arg("--release");

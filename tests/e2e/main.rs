@@ -12,6 +12,7 @@ mod commands;
 mod common;
 mod corpus;
 mod demo;
+mod described;
 mod embedding;
 mod forget;
 mod golden;

@@ -116,7 +116,7 @@ pub fn definitions() -> Vec<(&'static str, &'static str, Value)> {
                     "query": {"type": "string", "description": "What to look for, in your own words, an error message, a file or function name."},
                     "limit": {"type": "integer", "minimum": 1, "maximum": deja_config::MCP_MAX_LIMIT, "description": "Most hits (default from the server's config, 5)."},
                     "per_session": {"type": "integer", "minimum": 1, "maximum": deja_config::MCP_MAX_LIMIT, "description": "Most hits from one session (default 2)."},
-                    "harness": {"type": "string", "description": "Only this harness: aider, gemini, claude, codex, qwen."},
+                    "harness": {"type": "string", "description": "Only this harness: aider, gemini, claude, codex, qwen, opencode, or any other loaded reader."},
                     "project": {"type": "string", "description": "Only this project: a directory, a folder name or a harness project id."},
                     "since": {"type": "string", "description": format!("Only sessions started at or after this. {date}")},
                     "origin": {"type": "string", "description": "Only sessions of this origin: `mine` (this machine's own), or who published them in the team store (`user@machine`, or `user` for all of that user's machines)."},

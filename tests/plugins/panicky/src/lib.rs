@@ -26,7 +26,10 @@ impl Reader for Panicky {
         let v: Vec<u8> = Vec::new();
         let i = v.len() + 3;
         // An index out of bounds, like a real parser bug.
-        Ok(ParseOutput { skipped_empty: u32::from(v[i]), ..Default::default() })
+        Ok(ParseOutput {
+            skipped_empty: u32::from(v[i]),
+            ..Default::default()
+        })
     }
     fn resume(_request: &ResumeRequest<'_>) -> Result<ResumeAdvice, PluginError> {
         panic!("resume exploded")

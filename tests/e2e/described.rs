@@ -1,0 +1,234 @@
+//! Readers written in TOML: the one built in (OpenCode), one a user drops in
+//! their plugin folder, a broken one, and a plugin built for ABI 1.0 beside
+//! them, all through the real binary.
+
+use serde_json::Value;
+
+use crate::common::{install_plugin, lib_name, repo, set_mode, test_plugins, Sandbox};
+
+fn plugins(sb: &Sandbox) -> Vec<Value> {
+    sb.ok(&["plugins", "--json"]).json()["plugins"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn by_harness<'a>(list: &'a [Value], harness: &str) -> &'a Value {
+    list.iter()
+        .find(|p| p["harness"] == harness)
+        .unwrap_or_else(|| panic!("no {harness} reader in {list:#?}"))
+}
+
+/// A reader for a small JSONL harness, as a user would write it: sessions by
+/// a field, content parts, a tool call, a resume command.
+const NOTEBOOK: &str = r#"
+[reader]
+harness = "notebook"
+version = "0.2.0"
+description = "Notebook agent logs"
+
+[files]
+roots = ["~/.notebook"]
+glob = ["logs/**/*.jsonl"]
+exclude = ["logs/tmp/**"]
+
+[source]
+kind = "jsonl"
+sessions_by = "/session"
+
+[session]
+id = "/session"
+project = "/cwd"
+title = "/title"
+
+[message]
+role = "/from"
+roles = { user = "human", assistant = ["bot", "model"] }
+text = "/content"
+time = "/at"
+when = [{ "/kind" = "say" }]
+
+[[tools]]
+when = { "/kind" = "run" }
+command = "/cmd"
+
+[resume]
+argv = ["notebook", "open", "{native_id}"]
+"#;
+
+const NOTEBOOK_LOG: &str = r#"{"kind":"say","session":"nb-1","cwd":"/work/shop","from":"human","at":"2026-11-30T10:00:00Z","content":"why does the orders report leak rows of other tenants?"}
+{"kind":"run","session":"nb-1","cmd":"rg tenant_id reports/","at":"2026-11-30T10:00:05Z"}
+{"kind":"say","session":"nb-1","from":"bot","at":"2026-11-30T10:00:09Z","content":[{"type":"text","text":"The report's join drops the tenant predicate."},{"type":"image","url":"x.png"}]}
+{"kind":"title","session":"nb-1","title":"Tenant leak in the orders report"}
+not json at all
+{"kind":"say","session":"nb-2","cwd":"/work/blog","from":"human","at":"2026-11-30T11:00:00Z","content":"draft the release notes"}
+{"kind":"say","session":"nb-2","from":"model","at":"2026-11-30T11:00:04Z","content":"Here is a first draft of the notes."}
+"#;
+
+#[test]
+fn the_opencode_reader_is_built_in_and_written_only_in_toml() {
+    let sb = Sandbox::new();
+    let list = plugins(&sb);
+    let opencode = by_harness(&list, "opencode");
+    assert_eq!(opencode["status"], "loaded", "{opencode:#}");
+    assert_eq!(opencode["origin"], "bundled");
+    assert_eq!(opencode["abi"], "1.1");
+    assert!(
+        opencode["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("#opencode.toml"),
+        "{opencode:#}"
+    );
+    assert!(
+        opencode["served_by"]
+            .as_str()
+            .unwrap()
+            .ends_with(&lib_name("deja_plugin_toml")),
+        "{opencode:#}"
+    );
+    let engine = list
+        .iter()
+        .find(|p| p["name"] == "toml")
+        .expect("the TOML reader plugin");
+    assert_eq!(engine["harness"], Value::Null);
+    assert!(
+        engine["note"].as_str().unwrap().contains("1 built in"),
+        "{engine:#}"
+    );
+    // The README's example is the built-in reader, word for word.
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let builtin =
+        std::fs::read_to_string(repo().join("plugins/toml/readers/opencode.toml")).unwrap();
+    assert!(
+        readme.contains(&format!("```toml\n{builtin}```")),
+        "README's \"Write a reader in TOML\" example differs from plugins/toml/readers/opencode.toml"
+    );
+}
+
+#[test]
+fn a_reader_written_in_toml_in_the_user_folder_indexes_and_recalls() {
+    let sb = Sandbox::new();
+    let dir = sb.plugin_dir();
+    let description = dir.join("notebook.toml");
+    std::fs::write(&description, NOTEBOOK).unwrap();
+    set_mode(&description, 0o644);
+    sb.write(".notebook/logs/2026/11.jsonl", NOTEBOOK_LOG);
+    sb.write(
+        ".notebook/logs/tmp/scratch.jsonl",
+        NOTEBOOK_LOG.replace("nb-", "tmp-"),
+    );
+
+    let list = plugins(&sb);
+    let notebook = by_harness(&list, "notebook");
+    assert_eq!(notebook["status"], "loaded", "{notebook:#}");
+    assert_eq!(notebook["origin"], "user");
+    assert_eq!(notebook["path"], description.to_str().unwrap());
+    assert!(notebook["version"]
+        .as_str()
+        .unwrap()
+        .starts_with("0.2.0+toml."));
+
+    let report = sb.index();
+    assert_eq!(report["sessions"]["added"], 2, "{report:#}");
+    let out = sb
+        .ok(&["sessions", "--harness", "notebook", "--json"])
+        .json();
+    let sessions = out["sessions"].as_array().unwrap();
+    let nb1 = sessions.iter().find(|s| s["id"] == "nb-1").expect("nb-1");
+    assert_eq!(nb1["title"], "Tenant leak in the orders report");
+    assert_eq!(nb1["project"]["dir"], "/work/shop");
+    assert!(sessions
+        .iter()
+        .all(|s| !s["id"].as_str().unwrap().starts_with("tmp-")));
+
+    let shown = sb.ok(&["show", "nb-1", "--json"]).json();
+    let messages = shown["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2, "{shown:#}");
+    assert_eq!(messages[1]["role"], "assistant");
+    assert_eq!(
+        messages[1]["text"],
+        "The report's join drops the tenant predicate."
+    );
+    assert_eq!(shown["commands"][0]["command"], "rg tenant_id reports/");
+
+    let hits = sb.ok(&["recall", "tenant predicate join", "--json"]).json();
+    assert_eq!(hits["hits"][0]["session_id"], "nb-1", "{hits:#}");
+
+    let resume = sb.ok(&["resume", "nb-1"]).stdout;
+    assert!(resume.contains("notebook open nb-1"), "{resume}");
+    assert!(resume.contains("/work/shop"), "{resume}");
+}
+
+#[test]
+fn a_broken_description_disables_that_reader_only_and_names_file_line_and_key() {
+    let sb = Sandbox::new();
+    let dir = sb.plugin_dir();
+    let broken = dir.join("broken.toml");
+    std::fs::write(
+        &broken,
+        NOTEBOOK
+            .replace("harness = \"notebook\"", "harness = \"broken\"")
+            .replace("role = \"/from\"", "role = \"from\""),
+    )
+    .unwrap();
+    set_mode(&broken, 0o644);
+    let list = plugins(&sb);
+    let entry = list
+        .iter()
+        .find(|p| p["path"] == broken.to_str().unwrap())
+        .expect("the broken description is listed");
+    assert_eq!(entry["status"], "invalid", "{entry:#}");
+    let reason = entry["reason"].as_str().unwrap();
+    assert!(reason.contains(broken.to_str().unwrap()), "{reason}");
+    assert!(reason.contains("line 22"), "{reason}");
+    assert!(reason.contains("key `message.role`"), "{reason}");
+    assert!(reason.contains("starts with `/`"), "{reason}");
+    // Every other reader, the built-in TOML one included, loads.
+    for harness in ["aider", "claude", "opencode"] {
+        assert_eq!(by_harness(&list, harness)["status"], "loaded");
+    }
+    let text = sb.ok(&["plugins"]).stdout;
+    assert!(text.contains("key `message.role`"), "{text}");
+}
+
+#[test]
+fn a_description_others_can_change_is_refused() {
+    let sb = Sandbox::new();
+    let dir = sb.plugin_dir();
+    let loose = dir.join("notebook.toml");
+    std::fs::write(&loose, NOTEBOOK).unwrap();
+    set_mode(&loose, 0o666);
+    let out = sb.ok(&["plugins", "--json"]);
+    let list: Value = out.json();
+    let entry = list["plugins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["path"] == loose.to_str().unwrap())
+        .expect("listed");
+    assert_eq!(entry["status"], "refused", "{entry:#}");
+    assert!(out.stderr.contains("notebook.toml"), "{}", out.stderr);
+}
+
+#[test]
+fn a_plugin_built_for_abi_one_zero_still_loads_and_reads() {
+    let sb = Sandbox::new();
+    install_plugin(
+        &test_plugins().join(lib_name("deja_plugin_test_abi_one_zero")),
+        &sb.plugin_dir(),
+    );
+    let list = plugins(&sb);
+    let old = by_harness(&list, "oldabi");
+    assert_eq!(old["status"], "loaded", "{old:#}");
+    assert_eq!(old["abi"], "1.0");
+    let file = sb.write(
+        "notes/chat.oldabi",
+        "user: where is the tenant check?\nassistant: in the join\n",
+    );
+    let out = sb.ok(&["parse", file.to_str().unwrap(), "--json"]).json();
+    let messages = out["sessions"][0]["messages"].as_array().unwrap();
+    assert_eq!(out["sessions"][0]["harness"], "oldabi", "{out:#}");
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[1]["text"], "in the join");
+}

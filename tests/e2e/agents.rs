@@ -1390,3 +1390,97 @@ fn aider_gets_the_digest_read_only_through_deja_aider_and_deja_finds_its_session
     assert_eq!(std::fs::read_to_string(&conf_path).unwrap(), conf);
     println!("aider round trip: {:.1}s", started.elapsed().as_secs_f64());
 }
+
+/// Continue's CLI (`cn` 1.5.47) runs a turn with a shell command against the
+/// scripted model and saves the session as Continue does; deja's reader of
+/// it, written only in TOML, indexes it: `deja recall` finds the session and
+/// `deja show` has what was typed, answered and run.
+#[test]
+fn continue_cli_sessions_are_read_as_the_cli_writes_them() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let run_dir = sb.home.parent().unwrap().join("run");
+    let project = sb.home.join("work/ledger");
+    std::fs::create_dir_all(&project).unwrap();
+    let server = ModelServer::start(
+        &run_dir,
+        &json!([
+            {"text": "Looking at the query first.", "tool": "Bash", "input": {"command": "grep -rn tenant_id ."}},
+            {"text": "The ledger query lost its tenant predicate in the join."},
+        ]),
+    );
+    let config = sb.write(
+        ".continue-test/config.yaml",
+        format!(
+            "name: local\nversion: 1.0.0\nschema: v1\nmodels:\n  - name: mock\n    provider: openai\n    model: gpt-4o\n    apiBase: {}/v1\n    apiKey: sk-placeholder\n    roles: [chat]\n",
+            server.url
+        ),
+    );
+    let mut cmd = sb.command_of(&agent_cli("cn"));
+    cmd.current_dir(&project)
+        .env("CONTINUE_TELEMETRY_ENABLED", "0")
+        .args([
+            "-p",
+            "Why does the ledger show rows of other tenants?",
+            "--auto",
+            "--config",
+        ])
+        .arg(&config);
+    let out = run_agent(cmd, &run_dir, "cn");
+    assert_eq!(
+        out.code, 0,
+        "cn failed\nstdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(out.stdout.contains("tenant predicate"), "{}", out.stdout);
+
+    // The session file cn wrote, found by an independent look at its folder.
+    let sessions: Vec<PathBuf> = std::fs::read_dir(sb.home.join(".continue/sessions"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().is_some_and(|n| n != "sessions.json"))
+        .collect();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let id = sessions[0]
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+
+    sb.ok(&["index"]);
+    let found = sb
+        .ok(&[
+            "recall",
+            "ledger tenant predicate join",
+            "--harness",
+            "continue",
+            "--json",
+        ])
+        .json();
+    assert_eq!(found["hits"][0]["session_id"], id.as_str(), "{found:#}");
+    let shown = sb.ok(&["show", &id, "--json"]).json();
+    let texts: Vec<&str> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        vec![
+            "Why does the ledger show rows of other tenants?",
+            "Looking at the query first.",
+            "The ledger query lost its tenant predicate in the join.",
+        ],
+        "{shown:#}"
+    );
+    assert_eq!(
+        shown["commands"][0]["command"], "grep -rn tenant_id .",
+        "{shown:#}"
+    );
+    assert_eq!(
+        shown["project"]["dir"],
+        project.to_str().unwrap(),
+        "{shown:#}"
+    );
+}

@@ -213,7 +213,9 @@ fn harness_sections_are_checked_the_same_by_every_command() {
             e.contains("`[harness.gemni]`")
                 && e.contains("line 4")
                 && e.contains("did you mean `[harness.gemini]`")
-                && e.contains("`aider`, `claude`, `codex`, `gemini`, `qwen`"),
+                && e.contains(
+                    "`aider`, `claude`, `codex`, `continue`, `gemini`, `opencode`, `qwen`"
+                ),
             "{args:?}: {e}"
         );
     }

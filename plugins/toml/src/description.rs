@@ -396,7 +396,10 @@ fn default_keep() -> OneOrMany {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tool {
-    /// The records it applies to.
+    /// An array in the record whose every element is a tool call (the rest
+    /// of the keys then point into the element); default: the record itself.
+    pub each: Option<Pointer>,
+    /// The records (or elements) it applies to.
     pub when: Condition,
     /// The command line it ran.
     pub command: Option<Pointer>,

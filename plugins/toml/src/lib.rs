@@ -38,7 +38,10 @@ use sha2::{Digest, Sha256};
 use crate::description::Description;
 
 /// The descriptions built into this plugin: (file name, text).
-pub const BUILTIN: &[(&str, &str)] = &[("opencode.toml", include_str!("../readers/opencode.toml"))];
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("opencode.toml", include_str!("../readers/opencode.toml")),
+    ("continue.toml", include_str!("../readers/continue.toml")),
+];
 
 /// The description the host handed over in `context`.
 fn described(context: &HostContext) -> Result<(Description, String), PluginError> {

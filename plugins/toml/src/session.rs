@@ -87,33 +87,42 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
             times.push(t);
         }
         for tool in &d.tools {
-            if !tool.when.matches(record) {
-                continue;
-            }
-            let at = tool
-                .time
-                .as_ref()
-                .and_then(|p| p.get(record))
-                .and_then(time::ms)
-                .unwrap_or(clock);
-            if let Some(command) = tool.command.as_ref().and_then(|p| p.string(record)) {
-                commands.push(CommandRecord {
-                    command: command.into(),
-                    origin: CommandOrigin::Agent,
-                    timestamp_ms: at,
-                });
-            }
-            let mut touched: Vec<String> = tool
-                .file
-                .as_ref()
-                .and_then(|p| p.string(record))
-                .into_iter()
-                .collect();
-            if let Some(Value::Array(items)) = tool.files.as_ref().and_then(|p| p.get(record)) {
-                touched.extend(items.iter().filter_map(|v| v.as_str().map(str::to_string)));
-            }
-            for file in touched {
-                files.push((file, action(tool.action), at));
+            let calls: Vec<&Value> = match &tool.each {
+                Some(p) => match p.get(record) {
+                    Some(Value::Array(items)) => items.iter().collect(),
+                    _ => Vec::new(),
+                },
+                None => vec![record],
+            };
+            for call in calls {
+                if !tool.when.matches(call) {
+                    continue;
+                }
+                let at = tool
+                    .time
+                    .as_ref()
+                    .and_then(|p| p.get(call))
+                    .and_then(time::ms)
+                    .unwrap_or(clock);
+                if let Some(command) = tool.command.as_ref().and_then(|p| p.string(call)) {
+                    commands.push(CommandRecord {
+                        command: command.into(),
+                        origin: CommandOrigin::Agent,
+                        timestamp_ms: at,
+                    });
+                }
+                let mut touched: Vec<String> = tool
+                    .file
+                    .as_ref()
+                    .and_then(|p| p.string(call))
+                    .into_iter()
+                    .collect();
+                if let Some(Value::Array(items)) = tool.files.as_ref().and_then(|p| p.get(call)) {
+                    touched.extend(items.iter().filter_map(|v| v.as_str().map(str::to_string)));
+                }
+                for file in touched {
+                    files.push((file, action(tool.action), at));
+                }
             }
         }
         if m.skip.iter().any(|c| c.matches(record)) {
@@ -150,7 +159,7 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
         .unwrap_or(started)
         .max(started);
 
-    let dir = first(group, &s.project);
+    let dir = first(group, &s.project).map(|d| folder(&d));
     let project = Project {
         name: dir
             .as_deref()
@@ -247,10 +256,62 @@ fn action(a: Action) -> FileAction {
     }
 }
 
+/// A folder as a path: a `file://` URI (as editors based on VS Code write
+/// workspace folders) becomes the path it names.
+fn folder(value: &str) -> String {
+    let Some(rest) = value.strip_prefix("file://") else {
+        return value.to_string();
+    };
+    // `file:///home/me` and `file://localhost/home/me`; `file:///c%3A/x` on Windows.
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    let decoded = percent_decode(rest);
+    match decoded.get(1..3) {
+        Some(drive) if decoded.starts_with('/') && drive.ends_with(':') => {
+            decoded.get(1..).unwrap_or(&decoded).to_string()
+        }
+        _ => decoded,
+    }
+}
+
+/// `%XX` escapes decoded (invalid ones kept as written).
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = |j: usize| bytes.get(j).and_then(|c| (*c as char).to_digit(16));
+        match (b, hex(i + 1), hex(i + 2)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// A file path resolved against the project folder when relative.
 fn resolve(dir: Option<&str>, file: &str) -> String {
     match dir {
         Some(dir) if !paths::is_absolute(file) => paths::join(dir, file),
         _ => file.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_uris_are_read_as_folders() {
+        assert_eq!(folder("/home/me/app"), "/home/me/app");
+        assert_eq!(folder("file:///home/me/my%20app"), "/home/me/my app");
+        assert_eq!(folder("file://localhost/srv/x"), "/srv/x");
+        assert_eq!(folder("file:///c%3A/Users/me"), "c:/Users/me");
+        assert_eq!(folder("file:///bad%zz"), "/bad%zz");
     }
 }

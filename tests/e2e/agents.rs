@@ -1484,3 +1484,95 @@ fn continue_cli_sessions_are_read_as_the_cli_writes_them() {
         "{shown:#}"
     );
 }
+
+/// Kilo CLI 7.7.7 (a fork of OpenCode) runs a turn with a shell command
+/// against the scripted model and writes its SQLite database; deja's reader
+/// of it, written only in TOML, indexes the session Kilo just wrote, its
+/// write-ahead log included.
+#[test]
+fn kilo_cli_sessions_are_read_as_kilo_writes_them() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let run_dir = sb.home.parent().unwrap().join("run");
+    let project = sb.home.join("work/ledger");
+    std::fs::create_dir_all(&project).unwrap();
+    let server = ModelServer::start(
+        &run_dir,
+        &json!([
+            {"text": "Looking at the query first.", "tool": "bash", "input": {"command": "grep -rn tenant_id .", "description": "Find the predicate"}},
+            {"text": "The ledger query lost its tenant predicate in the join."},
+        ]),
+    );
+    sb.write(
+        ".config/kilo/kilo.json",
+        serde_json::to_string_pretty(&json!({
+            "provider": {"mock": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Mock",
+                "options": {"baseURL": format!("{}/v1", server.url), "apiKey": "sk-placeholder"},
+                "models": {"gpt-4o": {"name": "gpt-4o", "tool_call": true}},
+            }},
+            "model": "mock/gpt-4o",
+            "autoupdate": false,
+            "share": "disabled",
+        }))
+        .unwrap(),
+    );
+    let mut cmd = sb.command_of(&agent_cli("kilo"));
+    cmd.current_dir(&project)
+        .env("KILO_DISABLE_AUTOUPDATE", "1")
+        .env("KILO_DISABLE_MODELS_FETCH", "1")
+        .args([
+            "run",
+            "--auto",
+            "Why does the ledger show rows of other tenants?",
+        ]);
+    let out = run_agent(cmd, &run_dir, "kilo");
+    assert_eq!(
+        out.code, 0,
+        "kilo failed\nstdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(out.stdout.contains("tenant predicate"), "{}", out.stdout);
+    let db = sb.home.join(".local/share/kilo/kilo.db");
+    assert!(db.is_file(), "kilo wrote no database at {}", db.display());
+
+    sb.ok(&["index"]);
+    let found = sb
+        .ok(&[
+            "recall",
+            "ledger tenant predicate join",
+            "--harness",
+            "kilo",
+            "--json",
+        ])
+        .json();
+    let id = found["hits"][0]["session_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(id.starts_with("ses_"), "{found:#}");
+    let shown = sb.ok(&["show", &id, "--json"]).json();
+    let texts: Vec<&str> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts.len(), 3, "{shown:#}");
+    assert_eq!(
+        texts[2],
+        "The ledger query lost its tenant predicate in the join."
+    );
+    assert_eq!(
+        shown["commands"][0]["command"], "grep -rn tenant_id .",
+        "{shown:#}"
+    );
+    assert_eq!(
+        shown["project"]["dir"],
+        project.to_str().unwrap(),
+        "{shown:#}"
+    );
+    let resume = sb.ok(&["resume", &id]).stdout;
+    assert!(resume.contains(&format!("kilo --session {id}")), "{resume}");
+}

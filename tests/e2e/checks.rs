@@ -203,7 +203,18 @@ fn harness_sections_are_checked_the_same_by_every_command() {
             None => first = Some(e),
         }
     }
-    // A section for a harness no plugin reads: named, with the known ones.
+    // A section for a harness no plugin reads: named, with the known ones
+    // (every loaded reader, as `deja plugins` lists them, in name order).
+    let mut loaded: Vec<String> = Sandbox::new().ok(&["plugins", "--json"]).json()["plugins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["status"] == "loaded")
+        .filter_map(|p| p["harness"].as_str().map(|h| format!("`{h}`")))
+        .collect();
+    loaded.sort();
+    let known = loaded.join(", ");
+    assert!(known.contains("`aider`, `claude`, `codex`"), "{known}");
     sb.config("[embed]\nenabled = false\n\n[harness.gemni]\nroots = [\"~/g\"]\n");
     for args in [vec!["index"], vec!["config"], vec!["sessions"]] {
         let out = sb.run(&args);
@@ -213,9 +224,7 @@ fn harness_sections_are_checked_the_same_by_every_command() {
             e.contains("`[harness.gemni]`")
                 && e.contains("line 4")
                 && e.contains("did you mean `[harness.gemini]`")
-                && e.contains(
-                    "`aider`, `claude`, `codex`, `continue`, `gemini`, `opencode`, `qwen`"
-                ),
+                && e.contains(&known),
             "{args:?}: {e}"
         );
     }

@@ -41,6 +41,7 @@ use crate::description::Description;
 pub const BUILTIN: &[(&str, &str)] = &[
     ("opencode.toml", include_str!("../readers/opencode.toml")),
     ("continue.toml", include_str!("../readers/continue.toml")),
+    ("kilo.toml", include_str!("../readers/kilo.toml")),
 ];
 
 /// The description the host handed over in `context`.

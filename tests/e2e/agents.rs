@@ -1576,3 +1576,95 @@ fn kilo_cli_sessions_are_read_as_kilo_writes_them() {
     let resume = sb.ok(&["resume", &id]).stdout;
     assert!(resume.contains(&format!("kilo --session {id}")), "{resume}");
 }
+
+/// GitHub Copilot CLI 1.0.102, offline with a custom model provider (its
+/// `COPILOT_OFFLINE` and `COPILOT_PROVIDER_BASE_URL`), runs a turn with a
+/// shell command against the scripted model and writes its session's events;
+/// deja's reader of them, written only in TOML, indexes the session.
+#[test]
+fn copilot_cli_sessions_are_read_as_copilot_writes_them() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let run_dir = sb.home.parent().unwrap().join("run");
+    let project = sb.home.join("work/ledger");
+    std::fs::create_dir_all(&project).unwrap();
+    let server = ModelServer::start(
+        &run_dir,
+        &json!([
+            {"text": "Looking at the query first.", "tool": "bash", "input": {"command": "grep -rn tenant_id .", "description": "Find the predicate"}},
+            {"text": "The ledger query lost its tenant predicate in the join."},
+        ]),
+    );
+    let mut cmd = sb.command_of(&agent_cli("copilot"));
+    cmd.current_dir(&project)
+        .env("COPILOT_OFFLINE", "true")
+        .env("COPILOT_PROVIDER_BASE_URL", format!("{}/v1", server.url))
+        .env("COPILOT_PROVIDER_API_KEY", "sk-placeholder")
+        .env("COPILOT_MODEL", "gpt-4o")
+        .env("COPILOT_AUTO_UPDATE", "false")
+        .env("COPILOT_ALLOW_ALL", "true")
+        .args([
+            "-p",
+            "Why does the ledger show rows of other tenants?",
+            "--disable-client-telemetry",
+        ]);
+    let out = run_agent(cmd, &run_dir, "copilot");
+    assert_eq!(
+        out.code, 0,
+        "copilot failed\nstdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(out.stdout.contains("tenant predicate"), "{}", out.stdout);
+    // The session's folder, found by an independent look.
+    let state = sb.home.join(".copilot/session-state");
+    let ids: Vec<String> = std::fs::read_dir(&state)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("events.jsonl").is_file())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    let id = &ids[0];
+
+    sb.ok(&["index"]);
+    let found = sb
+        .ok(&[
+            "recall",
+            "ledger tenant predicate join",
+            "--harness",
+            "copilot",
+            "--json",
+        ])
+        .json();
+    assert_eq!(found["hits"][0]["session_id"], id.as_str(), "{found:#}");
+    let shown = sb.ok(&["show", id, "--json"]).json();
+    let texts: Vec<&str> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        vec![
+            "Why does the ledger show rows of other tenants?",
+            "Looking at the query first.",
+            "The ledger query lost its tenant predicate in the join.",
+        ],
+        "{shown:#}"
+    );
+    assert_eq!(
+        shown["commands"][0]["command"], "grep -rn tenant_id .",
+        "{shown:#}"
+    );
+    assert_eq!(
+        shown["project"]["dir"],
+        project.to_str().unwrap(),
+        "{shown:#}"
+    );
+    let resume = sb.ok(&["resume", id]).stdout;
+    assert!(
+        resume.contains(&format!("copilot --resume={id}")),
+        "{resume}"
+    );
+}

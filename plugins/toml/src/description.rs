@@ -298,6 +298,10 @@ pub struct MessageFields {
     /// How an array of content parts is read.
     #[serde(default)]
     pub parts: Parts,
+    /// Text the harness adds to a message itself (injected context, editor
+    /// state), as regular expressions: every match is removed.
+    #[serde(default)]
+    pub strip: Vec<Pattern>,
     /// When it was written.
     pub time: Option<Pointer>,
     /// The harness's message id; consecutive records with the same id are

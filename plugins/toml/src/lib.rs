@@ -42,6 +42,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("opencode.toml", include_str!("../readers/opencode.toml")),
     ("continue.toml", include_str!("../readers/continue.toml")),
     ("kilo.toml", include_str!("../readers/kilo.toml")),
+    ("copilot.toml", include_str!("../readers/copilot.toml")),
 ];
 
 /// The description the host handed over in `context`.

@@ -244,7 +244,12 @@ fn text_of(d: &Description, record: &Value) -> Option<String> {
         }
         _ => return None,
     };
-    (!text.trim().is_empty()).then_some(text)
+    let text = m
+        .strip
+        .iter()
+        .fold(text, |t, p| p.0.replace_all(&t, "").into_owned());
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_string())
 }
 
 fn action(a: Action) -> FileAction {

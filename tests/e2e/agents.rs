@@ -1668,3 +1668,96 @@ fn copilot_cli_sessions_are_read_as_copilot_writes_them() {
         "{resume}"
     );
 }
+
+/// Cline CLI 3.0.65, with an OpenAI-compatible provider set by `cline auth`,
+/// runs a turn with a shell command against the scripted model and writes
+/// the session's messages; deja's reader of them, written only in TOML,
+/// indexes the session.
+#[test]
+fn cline_cli_sessions_are_read_as_cline_writes_them() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let run_dir = sb.home.parent().unwrap().join("run");
+    let project = sb.home.join("work/ledger");
+    std::fs::create_dir_all(&project).unwrap();
+    let server = ModelServer::start(
+        &run_dir,
+        &json!({"steps": [
+            {"text": "Looking at the query first.", "tool": "run_commands", "input": {"commands": ["grep -rn tenant_id ."]}},
+            {"text": "The ledger query lost its tenant predicate in the join."},
+        ]}),
+    );
+    let cline = agent_cli("cline");
+    let mut auth = sb.command_of(&cline);
+    auth.args([
+        "auth",
+        "-p",
+        "openai",
+        "-k",
+        "sk-placeholder",
+        "-m",
+        "gpt-4o",
+        "-b",
+    ])
+    .arg(format!("{}/v1", server.url));
+    let out = run_agent(auth, &run_dir, "cline-auth");
+    assert_eq!(
+        out.code, 0,
+        "cline auth failed\n{}\n{}",
+        out.stdout, out.stderr
+    );
+    let mut cmd = sb.command_of(&cline);
+    cmd.current_dir(&project)
+        .arg("Why does the ledger show rows of other tenants?");
+    let out = run_agent(cmd, &run_dir, "cline");
+    assert_eq!(
+        out.code, 0,
+        "cline failed\nstdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(out.stdout.contains("tenant predicate"), "{}", out.stdout);
+    let sessions = sb.home.join(".cline/data/sessions");
+    let ids: Vec<String> = std::fs::read_dir(&sessions)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    let id = &ids[0];
+
+    sb.ok(&["index"]);
+    let found = sb
+        .ok(&[
+            "recall",
+            "ledger tenant predicate join",
+            "--harness",
+            "cline",
+            "--json",
+        ])
+        .json();
+    assert_eq!(found["hits"][0]["session_id"], id.as_str(), "{found:#}");
+    let shown = sb.ok(&["show", id, "--json"]).json();
+    let texts: Vec<&str> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        vec![
+            "Why does the ledger show rows of other tenants?",
+            "Looking at the query first.",
+            "The ledger query lost its tenant predicate in the join.",
+        ],
+        "{shown:#}"
+    );
+    assert_eq!(
+        shown["commands"][0]["command"], "grep -rn tenant_id .",
+        "{shown:#}"
+    );
+    assert_eq!(
+        shown["project"]["dir"],
+        project.to_str().unwrap(),
+        "{shown:#}"
+    );
+}

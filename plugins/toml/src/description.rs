@@ -233,18 +233,18 @@ impl<'de> Deserialize<'de> for Grouping {
 #[serde(deny_unknown_fields)]
 pub struct SessionFields {
     /// The harness's session id.
-    pub id: Option<Pointer>,
+    pub id: Option<Field>,
     /// Where the id comes from when no record has one: `stem` (the file
     /// name without extension, the default) or `folder` (the file's folder).
     pub id_fallback: Option<IdFallback>,
     /// The parent session's id.
-    pub parent: Option<Pointer>,
+    pub parent: Option<Field>,
     /// The working directory or project folder.
-    pub project: Option<Pointer>,
+    pub project: Option<Field>,
     /// The harness's project id.
-    pub project_id: Option<Pointer>,
+    pub project_id: Option<Field>,
     /// The title (the last one found wins).
-    pub title: Option<Pointer>,
+    pub title: Option<Field>,
     /// Titles that are placeholders, not titles (regular expressions).
     #[serde(default)]
     pub title_ignore: Vec<Pattern>,
@@ -252,6 +252,75 @@ pub struct SessionFields {
     pub started: Option<Pointer>,
     /// When it was last active (default: its last message).
     pub updated: Option<Pointer>,
+}
+
+/// A string field: a pointer, or a pointer and a pattern whose first group
+/// is the value (`{ at = "/system_prompt", pattern = "Working Directory: (.+)" }`).
+#[derive(Debug, Clone)]
+pub enum Field {
+    /// The string at a pointer.
+    At(Pointer),
+    /// The first group of the first match of `pattern` in the string at `at`.
+    Capture {
+        /// Where the string is.
+        at: Pointer,
+        /// A regular expression with one group.
+        pattern: Pattern,
+    },
+}
+
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            At(String),
+            Capture { at: String, pattern: String },
+        }
+        let raw = Raw::deserialize(d).map_err(|_| {
+            de::Error::custom(
+                "expected a JSON pointer (\"/a/b\") or { at = \"/a/b\", pattern = \"...(group)...\" }",
+            )
+        })?;
+        match raw {
+            Raw::At(p) => Pointer::parse(&p).map(Field::At).map_err(de::Error::custom),
+            Raw::Capture { at, pattern } => {
+                let at = Pointer::parse(&at).map_err(de::Error::custom)?;
+                let regex = regex::Regex::new(&pattern).map_err(|e| {
+                    de::Error::custom(format!("invalid regular expression `{pattern}`: {e}"))
+                })?;
+                if regex.captures_len() < 2 {
+                    return Err(de::Error::custom(format!(
+                        "the pattern `{pattern}` needs a group `( )` around the value"
+                    )));
+                }
+                Ok(Field::Capture {
+                    at,
+                    pattern: Pattern(regex),
+                })
+            }
+        }
+    }
+}
+
+impl Field {
+    /// Its value in `record`.
+    pub fn string(&self, record: &serde_json::Value) -> Option<String> {
+        match self {
+            Field::At(p) => p.string(record),
+            Field::Capture { at, pattern } => {
+                let text = at.string(record)?;
+                let value = pattern
+                    .0
+                    .captures(&text)?
+                    .get(1)?
+                    .as_str()
+                    .trim()
+                    .to_string();
+                (!value.is_empty()).then_some(value)
+            }
+        }
+    }
 }
 
 /// Where a session id comes from when no record holds one.
@@ -407,10 +476,18 @@ pub struct Tool {
     pub when: Condition,
     /// The command line it ran.
     pub command: Option<Pointer>,
+    /// An array of command lines it ran.
+    pub commands: Option<Pointer>,
     /// The one file it touched.
     pub file: Option<Pointer>,
     /// An array of files it touched.
     pub files: Option<Pointer>,
+    /// In each element of the `commands` or `files` array, where the value
+    /// is (default: the element is the string).
+    pub item: Option<Pointer>,
+    /// A regular expression with one group: the values are its matches in
+    /// the strings found (file names inside a patch's text).
+    pub pattern: Option<Pattern>,
     /// What happened to the file: `edit` (default), `read`, `add`, `read-only`.
     #[serde(default)]
     pub action: Action,
@@ -557,11 +634,23 @@ fn check(d: &Description) -> Result<(), (String, String)> {
         return needs("files.glob", "say which files below a root are transcripts");
     }
     for (i, tool) in d.tools.iter().enumerate() {
-        if tool.command.is_none() && tool.file.is_none() && tool.files.is_none() {
+        if tool.command.is_none()
+            && tool.commands.is_none()
+            && tool.file.is_none()
+            && tool.files.is_none()
+        {
             return needs(
                 &format!("tools[{i}]"),
-                "a tool rule needs `command`, `file` or `files`",
+                "a tool rule needs `command`, `commands`, `file` or `files`",
             );
+        }
+        if let Some(p) = &tool.pattern {
+            if p.0.captures_len() < 2 {
+                return needs(
+                    &format!("tools[{i}].pattern"),
+                    "the pattern needs a group `( )` around the value",
+                );
+            }
         }
     }
     if let Some(resume) = &d.resume {

@@ -43,6 +43,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("continue.toml", include_str!("../readers/continue.toml")),
     ("kilo.toml", include_str!("../readers/kilo.toml")),
     ("copilot.toml", include_str!("../readers/copilot.toml")),
+    ("cline.toml", include_str!("../readers/cline.toml")),
 ];
 
 /// The description the host handed over in `context`.

@@ -9,7 +9,7 @@ use deja_plugin_api::{
 };
 use serde_json::Value;
 
-use crate::description::{Action, Description, IdFallback};
+use crate::description::{Action, Description, Field, IdFallback, Tool};
 use crate::pointer::Pointer;
 use crate::source::{Group, Loaded};
 use crate::time;
@@ -29,9 +29,9 @@ pub fn output(d: &Description, loaded: Loaded, path: &str, modified_ms: i64) -> 
     output
 }
 
-/// The first value of `pointer` in the group's row, else in its records.
-fn first(group: &Group, pointer: &Option<Pointer>) -> Option<String> {
-    let p = pointer.as_ref()?;
+/// The first value of `field` in the group's row, else in its records.
+fn first(group: &Group, field: &Option<Field>) -> Option<String> {
+    let p = field.as_ref()?;
     group
         .row
         .as_ref()
@@ -39,9 +39,9 @@ fn first(group: &Group, pointer: &Option<Pointer>) -> Option<String> {
         .or_else(|| group.records.iter().find_map(|r| p.string(r)))
 }
 
-/// The last value of `pointer` (a title that was set again wins).
-fn last(group: &Group, pointer: &Option<Pointer>) -> Option<String> {
-    let p = pointer.as_ref()?;
+/// The last value of `field` (a title that was set again wins).
+fn last(group: &Group, field: &Option<Field>) -> Option<String> {
+    let p = field.as_ref()?;
     group
         .records
         .iter()
@@ -104,22 +104,14 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
                     .and_then(|p| p.get(call))
                     .and_then(time::ms)
                     .unwrap_or(clock);
-                if let Some(command) = tool.command.as_ref().and_then(|p| p.string(call)) {
+                for command in values(tool, call, &tool.command, &tool.commands) {
                     commands.push(CommandRecord {
                         command: command.into(),
                         origin: CommandOrigin::Agent,
                         timestamp_ms: at,
                     });
                 }
-                let mut touched: Vec<String> = tool
-                    .file
-                    .as_ref()
-                    .and_then(|p| p.string(call))
-                    .into_iter()
-                    .collect();
-                if let Some(Value::Array(items)) = tool.files.as_ref().and_then(|p| p.get(call)) {
-                    touched.extend(items.iter().filter_map(|v| v.as_str().map(str::to_string)));
-                }
+                let touched = values(tool, call, &tool.file, &tool.files);
                 for file in touched {
                     files.push((file, action(tool.action), at));
                 }
@@ -187,6 +179,40 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
         .collect();
     session.commands = commands.into();
     Some(session)
+}
+
+/// The values a tool rule finds in `call`: the string at `one`, the
+/// strings of the array at `many` (at `item` inside each element), or, with
+/// a `pattern`, the first group of every match in those strings.
+fn values(tool: &Tool, call: &Value, one: &Option<Pointer>, many: &Option<Pointer>) -> Vec<String> {
+    let mut found: Vec<String> = one
+        .as_ref()
+        .and_then(|p| p.string(call))
+        .into_iter()
+        .collect();
+    if let Some(Value::Array(items)) = many.as_ref().and_then(|p| p.get(call)) {
+        found.extend(items.iter().filter_map(|item| {
+            match &tool.item {
+                Some(p) => p.string(item),
+                None => item
+                    .as_str()
+                    .filter(|s| !s.trim().is_empty())
+                    .map(str::to_string),
+            }
+        }));
+    }
+    match &tool.pattern {
+        None => found,
+        Some(p) => found
+            .iter()
+            .flat_map(|s| {
+                p.0.captures_iter(s)
+                    .filter_map(|c| c.get(1).map(|m| m.as_str().trim().to_string()))
+                    .collect::<Vec<_>>()
+            })
+            .filter(|s| !s.is_empty())
+            .collect(),
+    }
 }
 
 /// The id from the file's name when no record holds one.

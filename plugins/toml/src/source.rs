@@ -160,10 +160,9 @@ fn sqlite(d: &Description, path: &str, bytes: &[u8]) -> Result<Loaded, PluginErr
         .map_err(|e| query_error("records", e))?;
     for row in rows {
         let Some(session_id) = id.string(&row) else {
-            loaded.warnings.push(format!(
-                "a row of the sessions query has no `{}`; skipped",
-                id.as_str()
-            ));
+            loaded
+                .warnings
+                .push("a row of the sessions query has no session id; skipped".to_string());
             continue;
         };
         let records = query(&mut stmt, Some(&session_id), &d.source.json_columns)

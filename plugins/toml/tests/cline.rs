@@ -1,0 +1,114 @@
+//! The Cline CLI reader, written only in TOML (`readers/cline.toml`), over
+//! `fixtures/golden/cline/<id>/<id>.messages.json`: a session in the shape
+//! Cline CLI 3.0.65 writes (the end-to-end test runs the real CLI).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::path::Path;
+
+use deja_plugin_api::testing;
+use deja_plugin_api::{
+    EnvVar, FileAction, HostContext, ROption, Reader, Role, DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
+};
+use deja_plugin_toml::{TomlReader, BUILTIN};
+
+const ID: &str = "1796000000000_ab12c";
+
+fn context(home: &Path, env: &[(&str, &str)]) -> HostContext {
+    let text = BUILTIN
+        .iter()
+        .find(|(name, _)| *name == "cline.toml")
+        .map(|(_, text)| *text)
+        .unwrap();
+    let mut c = testing::context(home, &[], "{}");
+    for (k, v) in env.iter().copied().chain([
+        (DESCRIPTION_VAR, text),
+        (DESCRIPTION_PATH_VAR, "cline.toml"),
+    ]) {
+        c.env.push(EnvVar {
+            key: k.into(),
+            value: v.into(),
+        });
+    }
+    c
+}
+
+#[test]
+fn a_session_is_its_typed_text_answers_commands_and_patched_files() {
+    let path = testing::fixtures("cline")
+        .join(ID)
+        .join(format!("{ID}.messages.json"));
+    let out = testing::parse_file::<TomlReader>(&path, &context(Path::new("/nonexistent"), &[]));
+    assert_eq!(out.sessions.len(), 1);
+    let s = &out.sessions[0];
+    assert_eq!(s.id.as_str(), ID);
+    // The folder comes out of the system prompt.
+    assert_eq!(
+        s.project.dir.as_ref().map(|d| d.as_str()),
+        ROption::RSome("/home/me/shop")
+    );
+    let messages: Vec<(Role, &str)> = s
+        .messages
+        .iter()
+        .map(|m| (m.role, m.text.as_str()))
+        .collect();
+    // Tool results sent as user messages are not what the user typed.
+    assert_eq!(
+        messages,
+        vec![
+            (Role::User, "Why does the orders report show other tenants?"),
+            (Role::Assistant, "Let me look at the report."),
+            (
+                Role::Assistant,
+                "The report's join lost the tenant predicate; I added it back."
+            ),
+        ]
+    );
+    assert_eq!(
+        (s.started_at_ms, s.updated_at_ms),
+        (1_795_999_999_000, 1_796_000_009_000)
+    );
+    let commands: Vec<&str> = s.commands.iter().map(|c| c.command.as_str()).collect();
+    assert_eq!(
+        commands,
+        vec!["rg -n tenant_id reports/", "git log -1 --oneline"]
+    );
+    let files: Vec<(&str, FileAction)> = s
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.action))
+        .collect();
+    assert_eq!(
+        files,
+        vec![
+            ("/home/me/shop/reports/orders.sql", FileAction::Read),
+            ("/home/me/shop/reports/invoices.sql", FileAction::Read),
+            ("/home/me/shop/reports/orders.sql", FileAction::Edit),
+            ("/home/me/shop/reports/README.md", FileAction::Edit),
+        ]
+    );
+}
+
+#[test]
+fn discovery_reads_messages_files_only() {
+    let home = tempfile::tempdir().unwrap();
+    let sessions = home.path().join(".cline/data/sessions");
+    for rel in ["s1/s1.messages.json", "s1/s1.json", "s1/s1.compaction.json"] {
+        let p = sessions.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, b"{}").unwrap();
+    }
+    let found: Vec<String> = TomlReader::discover(&context(home.path(), &[]))
+        .unwrap()
+        .transcripts
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+    assert_eq!(
+        found,
+        vec![sessions
+            .join("s1/s1.messages.json")
+            .to_string_lossy()
+            .into_owned()]
+    );
+}

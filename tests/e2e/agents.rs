@@ -1761,3 +1761,89 @@ fn cline_cli_sessions_are_read_as_cline_writes_them() {
         "{shown:#}"
     );
 }
+
+/// pi 0.73.1, with a provider of its own in `~/.pi/agent/models.json`, runs a
+/// turn with a shell command against the scripted model and writes its
+/// session file; deja's reader of it, written only in TOML, indexes it.
+#[test]
+fn pi_sessions_are_read_as_pi_writes_them() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let run_dir = sb.home.parent().unwrap().join("run");
+    let project = sb.home.join("work/ledger");
+    std::fs::create_dir_all(&project).unwrap();
+    let server = ModelServer::start(
+        &run_dir,
+        &json!([
+            {"text": "Looking at the query first.", "tool": "bash", "input": {"command": "grep -rn tenant_id ."}},
+            {"text": "The ledger query lost its tenant predicate in the join."},
+        ]),
+    );
+    sb.write(
+        ".pi/agent/models.json",
+        json!({"providers": {"mock": {
+            "baseUrl": format!("{}/v1", server.url),
+            "api": "openai-completions",
+            "apiKey": "sk-placeholder",
+            "models": [{"id": "gpt-4o"}],
+        }}})
+        .to_string(),
+    );
+    let mut cmd = sb.command_of(&agent_cli("pi"));
+    cmd.current_dir(&project).env("PI_OFFLINE", "1").args([
+        "-p",
+        "--provider",
+        "mock",
+        "--model",
+        "gpt-4o",
+        "Why does the ledger show rows of other tenants?",
+    ]);
+    let out = run_agent(cmd, &run_dir, "pi");
+    assert_eq!(
+        out.code, 0,
+        "pi failed\nstdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(out.stdout.contains("tenant predicate"), "{}", out.stdout);
+
+    sb.ok(&["index"]);
+    let found = sb
+        .ok(&[
+            "recall",
+            "ledger tenant predicate join",
+            "--harness",
+            "pi",
+            "--json",
+        ])
+        .json();
+    let id = found["hits"][0]["session_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(id.len(), 36, "{found:#}");
+    let shown = sb.ok(&["show", &id, "--json"]).json();
+    let texts: Vec<&str> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        vec![
+            "Why does the ledger show rows of other tenants?",
+            "Looking at the query first.",
+            "The ledger query lost its tenant predicate in the join.",
+        ],
+        "{shown:#}"
+    );
+    assert_eq!(
+        shown["commands"][0]["command"], "grep -rn tenant_id .",
+        "{shown:#}"
+    );
+    assert_eq!(
+        shown["project"]["dir"],
+        project.to_str().unwrap(),
+        "{shown:#}"
+    );
+}

@@ -491,6 +491,10 @@ pub struct Tool {
     /// What happened to the file: `edit` (default), `read`, `add`, `read-only`.
     #[serde(default)]
     pub action: Action,
+    /// Who ran the command: `agent` (a tool call, the default) or `user`
+    /// (a command the person ran through the harness).
+    #[serde(default)]
+    pub origin: Origin,
     /// When (default: the message time).
     pub time: Option<Pointer>,
 }
@@ -508,6 +512,17 @@ pub enum Action {
     Add,
     /// Added to the context read-only.
     ReadOnly,
+}
+
+/// Who ran a command.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// The agent, as a tool call.
+    #[default]
+    Agent,
+    /// The person, through the harness.
+    User,
 }
 
 /// `[resume]`: the command that reopens a session, as a template:

@@ -44,6 +44,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("kilo.toml", include_str!("../readers/kilo.toml")),
     ("copilot.toml", include_str!("../readers/copilot.toml")),
     ("cline.toml", include_str!("../readers/cline.toml")),
+    ("pi.toml", include_str!("../readers/pi.toml")),
 ];
 
 /// The description the host handed over in `context`.

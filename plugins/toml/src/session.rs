@@ -9,7 +9,7 @@ use deja_plugin_api::{
 };
 use serde_json::Value;
 
-use crate::description::{Action, Description, Field, IdFallback, Tool};
+use crate::description::{Action, Description, Field, IdFallback, Origin, Tool};
 use crate::pointer::Pointer;
 use crate::source::{Group, Loaded};
 use crate::time;
@@ -107,7 +107,10 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
                 for command in values(tool, call, &tool.command, &tool.commands) {
                     commands.push(CommandRecord {
                         command: command.into(),
-                        origin: CommandOrigin::Agent,
+                        origin: match tool.origin {
+                            Origin::Agent => CommandOrigin::Agent,
+                            Origin::User => CommandOrigin::User,
+                        },
                         timestamp_ms: at,
                     });
                 }

@@ -232,3 +232,43 @@ fn a_plugin_built_for_abi_one_zero_still_loads_and_reads() {
     assert_eq!(messages.len(), 2);
     assert_eq!(messages[1]["text"], "in the join");
 }
+
+/// A running OpenCode writes to its database's write-ahead log, and the
+/// database file itself does not change until a checkpoint: `deja index`
+/// still sees each new message, and reads nothing again when nothing is new.
+#[test]
+fn a_message_only_in_the_write_ahead_log_is_indexed_on_the_next_run() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let data = sb.home.join(".local/share/opencode");
+    std::fs::create_dir_all(&data).unwrap();
+    let db = data.join("opencode.db");
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    writer
+        .execute_batch("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;")
+        .unwrap();
+    let golden = repo().join("fixtures/golden/opencode");
+    for file in ["schema.sql", "01-basic.sql"] {
+        writer
+            .execute_batch(&std::fs::read_to_string(golden.join(file)).unwrap())
+            .unwrap();
+    }
+    let main_file = std::fs::read(&db).unwrap();
+    assert_eq!(sb.index()["messages"]["added"], 2);
+    assert_eq!(sb.index()["transcripts"]["changed"], 0);
+
+    writer
+        .execute_batch(
+            "INSERT INTO message VALUES ('msg_03', 'ses_basic', 1764000100000, 1764000100000, '{\"role\":\"user\",\"time\":{\"created\":1764000100000}}');
+             INSERT INTO part VALUES ('prt_03a', 'msg_03', 'ses_basic', 1764000100000, 1764000100000, '{\"type\":\"text\",\"text\":\"does the flamingo cache need the predicate too?\"}');",
+        )
+        .unwrap();
+    // Still only in the log.
+    assert_eq!(std::fs::read(&db).unwrap(), main_file);
+    let report = sb.index();
+    assert_eq!(report["messages"]["added"], 1, "{report:#}");
+    let hits = sb.ok(&["recall", "flamingo cache", "--json"]).json();
+    assert_eq!(hits["hits"][0]["session_id"], "ses_basic", "{hits:#}");
+    assert_eq!(sb.index()["transcripts"]["changed"], 0);
+    drop(writer);
+}

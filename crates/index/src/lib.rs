@@ -288,6 +288,8 @@ fn index_one(
     // that grew while it was read is read again next time.
     let (hash, size) = match wal.as_deref().map(|w| transcripts::read(w, limit)) {
         None => (sha256_hex(&t.bytes), t.size as i64),
+        // An empty log (just created, or truncated by a checkpoint) adds nothing.
+        Some(Ok(log)) if log.bytes.is_empty() => (sha256_hex(&t.bytes), t.size as i64),
         Some(Ok(log)) => (
             format!("{}+wal:{}", sha256_hex(&t.bytes), sha256_hex(&log.bytes)),
             (t.size + log.size) as i64,

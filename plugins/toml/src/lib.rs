@@ -127,8 +127,7 @@ impl deja_plugin_api::Reader for TomlReader {
     fn parse(request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
         let (d, _) = described(request.context)?;
         let path = request.path.as_str();
-        let loaded = source::load(&d, path, request.bytes.as_slice())?;
-        Ok(session::output(&d, loaded, path, request.modified_ms))
+        session::output(&d, path, request.bytes.as_slice(), request.modified_ms)
     }
 
     fn resume(request: &ResumeRequest<'_>) -> Result<ResumeAdvice, PluginError> {

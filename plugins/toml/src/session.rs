@@ -4,29 +4,36 @@
 //! that become command and file records.
 
 use deja_plugin_api::{
-    paths, CommandOrigin, CommandRecord, FileAction, FileRecord, Message, ParseOutput, Project,
-    RString, Role, Session,
+    paths, CommandOrigin, CommandRecord, FileAction, FileRecord, Message, ParseOutput, PluginError,
+    Project, RString, Role, Session,
 };
 use serde_json::Value;
 
 use crate::description::{Action, Description, Field, IdFallback, Origin, Tool};
 use crate::pointer::Pointer;
-use crate::source::{Group, Loaded};
+use crate::source::{self, Group};
 use crate::time;
 
-/// The parse result for `loaded`, read from `path` (modified at `modified_ms`).
-pub fn output(d: &Description, loaded: Loaded, path: &str, modified_ms: i64) -> ParseOutput {
-    let mut output = ParseOutput {
-        warnings: loaded.warnings.into_iter().map(RString::from).collect(),
-        ..ParseOutput::default()
-    };
-    for group in &loaded.groups {
-        match build(d, group, path, modified_ms) {
-            Some(s) if !s.messages.is_empty() => output.sessions.push(s),
-            _ => output.skipped_empty += 1,
-        }
-    }
-    output
+/// The parse result for the transcript at `path` (modified at
+/// `modified_ms`), built one session at a time as the source reads them.
+pub fn output(
+    d: &Description,
+    path: &str,
+    bytes: &[u8],
+    modified_ms: i64,
+) -> Result<ParseOutput, PluginError> {
+    let mut output = ParseOutput::default();
+    let warnings = source::load(d, path, bytes, &mut |group| match build(
+        d,
+        &group,
+        path,
+        modified_ms,
+    ) {
+        Some(s) if !s.messages.is_empty() => output.sessions.push(s),
+        _ => output.skipped_empty += 1,
+    })?;
+    output.warnings = warnings.into_iter().map(RString::from).collect();
+    Ok(output)
 }
 
 /// The first value of `field` in the group's row, else in its records.

@@ -36,13 +36,24 @@ pub struct Loaded {
     pub warnings: Vec<String>,
 }
 
-/// Reads the transcript at `path` (whose bytes are `bytes`).
-pub fn load(d: &Description, path: &str, bytes: &[u8]) -> Result<Loaded, PluginError> {
-    match d.source.kind {
-        Kind::Jsonl => Ok(jsonl(d, bytes)),
-        Kind::Json => json(d, bytes),
-        Kind::Sqlite => sqlite(d, path, bytes),
+/// Reads the transcript at `path` (whose bytes are `bytes`), handing each
+/// session's group to `visit` as soon as it is read (a database's sessions
+/// are never all in memory at once); returns the warnings.
+pub fn load(
+    d: &Description,
+    path: &str,
+    bytes: &[u8],
+    visit: &mut dyn FnMut(Group),
+) -> Result<Vec<String>, PluginError> {
+    let loaded = match d.source.kind {
+        Kind::Jsonl => jsonl(d, bytes),
+        Kind::Json => json(d, bytes)?,
+        Kind::Sqlite => return sqlite(d, path, bytes, visit),
+    };
+    for group in loaded.groups {
+        visit(group);
     }
+    Ok(loaded.warnings)
 }
 
 fn jsonl(d: &Description, bytes: &[u8]) -> Loaded {
@@ -138,7 +149,12 @@ fn group(d: &Description, row: Option<Value>, records: Vec<Value>) -> Vec<Group>
         .collect()
 }
 
-fn sqlite(d: &Description, path: &str, bytes: &[u8]) -> Result<Loaded, PluginError> {
+fn sqlite(
+    d: &Description,
+    path: &str,
+    bytes: &[u8],
+    visit: &mut dyn FnMut(Group),
+) -> Result<Vec<String>, PluginError> {
     let conn = open(path, bytes)?;
     let (Some(sessions_sql), Some(records_sql), Some(id)) =
         (&d.source.sessions, &d.source.records, &d.session.id)
@@ -154,25 +170,23 @@ fn sqlite(d: &Description, path: &str, bytes: &[u8]) -> Result<Loaded, PluginErr
     };
     let rows = rows(&conn, sessions_sql, None, &d.source.json_columns)
         .map_err(|e| query_error("sessions", e))?;
-    let mut loaded = Loaded::default();
+    let mut warnings = Vec::new();
     let mut stmt = conn
         .prepare(records_sql)
         .map_err(|e| query_error("records", e))?;
     for row in rows {
         let Some(session_id) = id.string(&row) else {
-            loaded
-                .warnings
-                .push("a row of the sessions query has no session id; skipped".to_string());
+            warnings.push("a row of the sessions query has no session id; skipped".to_string());
             continue;
         };
         let records = query(&mut stmt, Some(&session_id), &d.source.json_columns)
             .map_err(|e| query_error("records", e))?;
-        loaded.groups.push(Group {
+        visit(Group {
             row: Some(row),
             records,
         });
     }
-    Ok(loaded)
+    Ok(warnings)
 }
 
 /// The database at `path`, read-only, or `bytes` as a database when there

@@ -51,6 +51,13 @@ const DETECT_MARKED: u8 = 100;
 /// (`projects/<folder>/`, `subagents/`) holding conversation fields.
 const DETECT_PLACED: u8 = 80;
 
+/// How sure it is of a `.jsonl` file anywhere whose first line is a minimal
+/// Claude Code record: `{"type": "user" | "assistant", "message": {"role",
+/// "content"}}` without the chain and session fields (as other tools'
+/// conformance fixtures write them). Qwen Code's records hold `parts`, not
+/// `content`, and Codex CLI's an envelope, so neither matches.
+const DETECT_MINIMAL: u8 = 40;
+
 /// Field names and record types no other harness writes (Qwen Code's chats
 /// share `uuid`, `parentUuid` and `sessionId`, Gemini CLI's `sessionId`).
 const MARKERS: &[&str] = &[
@@ -101,6 +108,8 @@ impl deja_plugin_api::Reader for ClaudeReader {
             || name.starts_with(layout::AGENT_PREFIX);
         if placed && head.contains("\"parentUuid\"") && head.contains("\"sessionId\"") {
             DETECT_PLACED
+        } else if is_minimal_record(&head) {
+            DETECT_MINIMAL
         } else {
             0
         }
@@ -121,6 +130,27 @@ impl deja_plugin_api::Reader for ClaudeReader {
     fn resume(request: &ResumeRequest<'_>) -> Result<ResumeAdvice, PluginError> {
         Ok(resume::advise(request))
     }
+}
+
+/// Whether the first complete line of `head` is a minimal Claude Code
+/// conversation record (see [`DETECT_MINIMAL`]).
+fn is_minimal_record(head: &str) -> bool {
+    let Some(line) = head.lines().map(str::trim).find(|l| !l.is_empty()) else {
+        return false;
+    };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+        return false;
+    };
+    let kind = value.get("type").and_then(|t| t.as_str());
+    let message = value.get("message");
+    matches!(kind, Some("user" | "assistant"))
+        && message
+            .and_then(|m| m.get("role"))
+            .is_some_and(|r| r.is_string())
+        && message
+            .and_then(|m| m.get("content"))
+            .is_some_and(|c| c.is_string() || c.is_array())
+        && message.and_then(|m| m.get("parts")).is_none()
 }
 
 deja_plugin_api::export_plugin!(ClaudeReader);

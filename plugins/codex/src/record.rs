@@ -230,6 +230,16 @@ fn item(payload: &Map<String, Value>) -> Item {
                 workdir: action.and_then(|a| string_of(a, "working_directory")),
             }
         }
+        // A message whose payload says only who wrote it and what (as other
+        // tools' conformance fixtures write them): plainly a message.
+        None if payload.get("role").is_some_and(Value::is_string)
+            && payload.get("content").is_some_and(Value::is_array) =>
+        {
+            Item::Message {
+                role: str_of(payload, "role").unwrap_or_default().to_string(),
+                parts: parts(payload.get("content")),
+            }
+        }
         _ => Item::Other,
     }
 }

@@ -94,6 +94,10 @@ pub struct Files {
     pub exclude: Vec<Glob>,
     /// How many folder levels below a root are walked (default 6).
     pub depth: Option<usize>,
+    /// The folder a harness keeps inside each project (`.crush`): it is a
+    /// root in every project folder deja knows from other sessions, and in
+    /// the usual code folders under home (two levels deep).
+    pub in_projects: Option<String>,
 }
 
 /// One root folder, for every OS or one.
@@ -267,6 +271,10 @@ pub enum Field {
         /// A regular expression with one group.
         pattern: Pattern,
     },
+    /// The folder `n` levels above the transcript file (1: its own folder),
+    /// for harnesses that keep their files inside the project
+    /// (`<project>/.crush/crush.db`: 2).
+    FolderOfFile(usize),
 }
 
 impl<'de> Deserialize<'de> for Field {
@@ -276,13 +284,18 @@ impl<'de> Deserialize<'de> for Field {
         enum Raw {
             At(String),
             Capture { at: String, pattern: String },
+            Folder { folder_of_file: usize },
         }
         let raw = Raw::deserialize(d).map_err(|_| {
             de::Error::custom(
-                "expected a JSON pointer (\"/a/b\") or { at = \"/a/b\", pattern = \"...(group)...\" }",
+                "expected a JSON pointer (\"/a/b\"), { at = \"/a/b\", pattern = \"...(group)...\" } or { folder_of_file = N }",
             )
         })?;
         match raw {
+            Raw::Folder { folder_of_file } if folder_of_file == 0 || folder_of_file > 16 => Err(
+                de::Error::custom("`folder_of_file` counts folders above the file: 1 to 16"),
+            ),
+            Raw::Folder { folder_of_file } => Ok(Field::FolderOfFile(folder_of_file)),
             Raw::At(p) => Pointer::parse(&p).map(Field::At).map_err(de::Error::custom),
             Raw::Capture { at, pattern } => {
                 let at = Pointer::parse(&at).map_err(de::Error::custom)?;
@@ -304,9 +317,10 @@ impl<'de> Deserialize<'de> for Field {
 }
 
 impl Field {
-    /// Its value in `record`.
+    /// Its value in `record` (none for [`Field::FolderOfFile`], which is not in records).
     pub fn string(&self, record: &serde_json::Value) -> Option<String> {
         match self {
+            Field::FolderOfFile(_) => None,
             Field::At(p) => p.string(record),
             Field::Capture { at, pattern } => {
                 let text = at.string(record)?;

@@ -93,6 +93,11 @@ pub fn roots(
             })
             .collect(),
     };
+    if context.env(&var).is_none() {
+        if let Some(name) = &d.files.in_projects {
+            out.extend(in_projects(context, name));
+        }
+    }
     out.extend(
         config
             .roots
@@ -101,6 +106,58 @@ pub fn roots(
     );
     let mut seen = std::collections::HashSet::new();
     out.retain(|(p, _)| seen.insert(p.clone()));
+    out
+}
+
+/// The variable holding the project folders the store's sessions name.
+pub const KNOWN_PROJECTS_VAR: &str = "DEJA_KNOWN_PROJECTS";
+
+/// The usual code folders under home, searched two levels deep for projects.
+pub const CODE_FOLDERS: [&str; 8] = [
+    "src",
+    "code",
+    "projects",
+    "dev",
+    "work",
+    "repos",
+    "git",
+    "workspace",
+];
+
+/// `<project>/<name>` for every project folder deja knows and every folder
+/// (two levels deep) of the usual code folders under home, where it exists.
+fn in_projects(context: &HostContext, name: &str) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    if let Some(known) = context.env(KNOWN_PROJECTS_VAR) {
+        for dir in split_path_list(known) {
+            let root = dir.join(name);
+            if root.is_dir() {
+                out.push((root, "a project folder of another session".to_string()));
+            }
+        }
+    }
+    let home = context.home();
+    for code in CODE_FOLDERS {
+        let top = home.join(code);
+        let Ok(level1) = std::fs::read_dir(&top) else {
+            continue;
+        };
+        for a in level1.flatten().map(|e| e.path()).filter(|p| p.is_dir()) {
+            if a.join(name).is_dir() {
+                out.push((a.join(name), format!("a project in ~/{code}")));
+                continue;
+            }
+            let Ok(level2) = std::fs::read_dir(&a) else {
+                continue;
+            };
+            for b in level2.flatten().map(|e| e.path()).filter(|p| p.is_dir()) {
+                if b.join(name).is_dir() {
+                    out.push((b.join(name), format!("a project in ~/{code}")));
+                }
+            }
+        }
+    }
+    out.sort();
     out
 }
 

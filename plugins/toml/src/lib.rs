@@ -45,6 +45,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("copilot.toml", include_str!("../readers/copilot.toml")),
     ("cline.toml", include_str!("../readers/cline.toml")),
     ("pi.toml", include_str!("../readers/pi.toml")),
+    ("crush.toml", include_str!("../readers/crush.toml")),
 ];
 
 /// The description the host handed over in `context`.

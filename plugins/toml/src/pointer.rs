@@ -2,23 +2,43 @@
 //!
 //! A record is a JSON value: a JSONL line, an element of a JSON document's
 //! records array, or a SQLite row as an object of its columns. A pointer
-//! that meets a string holding JSON does not look inside it: a sqlite
-//! source names such columns in `json_columns`.
+//! does not look inside a string holding JSON unless it says so with `#`:
+//! `/data/input#/command` is the `command` of the JSON text at `/data/input`
+//! (a sqlite source can also name such columns in `json_columns`).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
 use serde_json::Value;
 
-/// A checked JSON pointer.
+/// A checked JSON pointer, optionally continued inside the JSON text it
+/// points at (`#`).
 #[derive(Clone, PartialEq, Eq)]
-pub struct Pointer(String);
+pub struct Pointer {
+    text: String,
+    path: String,
+    inner: Option<Box<Pointer>>,
+}
 
 impl Pointer {
     /// Checks `text`: empty (the whole record) or starting with `/`, with
-    /// `~` only in the escapes `~0` and `~1`.
+    /// `~` only in the escapes `~0` and `~1`; `#` continues inside the JSON
+    /// text found there.
     pub fn parse(text: &str) -> Result<Pointer, String> {
+        if let Some((outer, inner)) = text.split_once('#') {
+            let mut p = Pointer::parse_one(outer)?;
+            p.inner = Some(Box::new(
+                Pointer::parse(inner).map_err(|e| format!("after `#` in `{text}`: {e}"))?,
+            ));
+            p.text = text.to_string();
+            return Ok(p);
+        }
+        Pointer::parse_one(text)
+    }
+
+    fn parse_one(text: &str) -> Result<Pointer, String> {
         if !text.is_empty() && !text.starts_with('/') {
             return Err(format!(
                 "`{text}` is not a JSON pointer: a JSON pointer starts with `/` (for example `/{text}`)"
@@ -32,22 +52,37 @@ impl Pointer {
                 ));
             }
         }
-        Ok(Pointer(text.to_string()))
+        Ok(Pointer {
+            text: text.to_string(),
+            path: text.to_string(),
+            inner: None,
+        })
     }
 
     /// A pointer known to be valid (for defaults).
     pub(crate) fn literal(text: &'static str) -> Pointer {
-        Pointer(text.to_string())
+        Pointer {
+            text: text.to_string(),
+            path: text.to_string(),
+            inner: None,
+        }
     }
 
     /// The value it points at in `record`, if any (JSON null counts as none).
-    pub fn get<'a>(&self, record: &'a Value) -> Option<&'a Value> {
-        record.pointer(&self.0).filter(|v| !v.is_null())
+    pub fn get<'a>(&self, record: &'a Value) -> Option<Cow<'a, Value>> {
+        let found = record.pointer(&self.path).filter(|v| !v.is_null())?;
+        match &self.inner {
+            None => Some(Cow::Borrowed(found)),
+            Some(inner) => {
+                let parsed: Value = serde_json::from_str(found.as_str()?).ok()?;
+                inner.get(&parsed).map(|v| Cow::Owned(v.into_owned()))
+            }
+        }
     }
 
     /// The string it points at (numbers are written out; empty strings are none).
     pub fn string(&self, record: &Value) -> Option<String> {
-        match self.get(record)? {
+        match self.get(record)?.as_ref() {
             Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
             Value::Number(n) => Some(n.to_string()),
             _ => None,
@@ -56,13 +91,13 @@ impl Pointer {
 
     /// As written.
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.text
     }
 }
 
 impl fmt::Debug for Pointer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", self.0)
+        write!(f, "{:?}", self.text)
     }
 }
 
@@ -84,7 +119,7 @@ impl Condition {
         self.0.iter().all(|(pointer, wanted)| {
             pointer
                 .get(record)
-                .is_some_and(|v| wanted.iter().any(|w| same(v, w)))
+                .is_some_and(|v| wanted.iter().any(|w| same(&v, w)))
         })
     }
 }
@@ -164,6 +199,27 @@ mod tests {
         assert_eq!(p("/a/z").string(&r), None);
         assert_eq!(p("/a/e").string(&r), None);
         assert_eq!(p("/a/missing").string(&r), None);
+    }
+
+    #[test]
+    fn a_pointer_continues_inside_json_text_after_a_hash() {
+        let r = json!({"data": {"input": "{\"command\": \"ls -la\", \"n\": 2}"}});
+        let p = Pointer::parse("/data/input#/command").unwrap();
+        assert_eq!(p.string(&r).as_deref(), Some("ls -la"));
+        assert_eq!(
+            Pointer::parse("/data/input#/n")
+                .unwrap()
+                .string(&r)
+                .as_deref(),
+            Some("2")
+        );
+        assert_eq!(
+            Pointer::parse("/data/missing#/command").unwrap().string(&r),
+            None
+        );
+        let not_json = json!({"data": {"input": "ls"}});
+        assert_eq!(p.string(&not_json), None);
+        assert!(Pointer::parse("/a#b").unwrap_err().contains("after `#`"));
     }
 
     #[test]

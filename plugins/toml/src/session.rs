@@ -36,9 +36,13 @@ pub fn output(
     Ok(output)
 }
 
-/// The first value of `field` in the group's row, else in its records.
-fn first(group: &Group, field: &Option<Field>) -> Option<String> {
+/// The first value of `field` in the group's row, else in its records
+/// (or, for a folder of the file, from `path`).
+fn first(group: &Group, field: &Option<Field>, path: &str) -> Option<String> {
     let p = field.as_ref()?;
+    if let Field::FolderOfFile(n) = p {
+        return folder_above(path, *n);
+    }
     group
         .row
         .as_ref()
@@ -47,8 +51,11 @@ fn first(group: &Group, field: &Option<Field>) -> Option<String> {
 }
 
 /// The last value of `field` (a title that was set again wins).
-fn last(group: &Group, field: &Option<Field>) -> Option<String> {
+fn last(group: &Group, field: &Option<Field>, path: &str) -> Option<String> {
     let p = field.as_ref()?;
+    if let Field::FolderOfFile(n) = p {
+        return folder_above(path, *n);
+    }
     group
         .records
         .iter()
@@ -63,18 +70,18 @@ fn time_of(group: &Group, pointer: &Option<Pointer>) -> Option<i64> {
     group
         .row
         .as_ref()
-        .and_then(|r| p.get(r).and_then(time::ms))
+        .and_then(|r| p.get(r).and_then(|v| time::ms(&v)))
         .or_else(|| {
             group
                 .records
                 .iter()
-                .find_map(|r| p.get(r).and_then(time::ms))
+                .find_map(|r| p.get(r).and_then(|v| time::ms(&v)))
         })
 }
 
 fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option<Session> {
     let s = &d.session;
-    let id = first(group, &s.id).or_else(|| fallback_id(path, s.id_fallback))?;
+    let id = first(group, &s.id, path).or_else(|| fallback_id(path, s.id_fallback))?;
     let m = &d.message;
     let mut messages: Vec<Message> = Vec::new();
     let mut last_message_id: Option<String> = None;
@@ -88,18 +95,17 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
             .time
             .as_ref()
             .and_then(|p| p.get(record))
-            .and_then(time::ms)
+            .and_then(|v| time::ms(&v))
         {
             clock = t;
             times.push(t);
         }
         for tool in &d.tools {
-            let calls: Vec<&Value> = match &tool.each {
-                Some(p) => match p.get(record) {
-                    Some(Value::Array(items)) => items.iter().collect(),
-                    _ => Vec::new(),
-                },
-                None => vec![record],
+            let holder = tool.each.as_ref().and_then(|p| p.get(record));
+            let calls: Vec<&Value> = match (&tool.each, holder.as_deref()) {
+                (None, _) => vec![record],
+                (Some(_), Some(Value::Array(items))) => items.iter().collect(),
+                (Some(_), _) => Vec::new(),
             };
             for call in calls {
                 if !tool.when.matches(call) {
@@ -109,7 +115,7 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
                     .time
                     .as_ref()
                     .and_then(|p| p.get(call))
-                    .and_then(time::ms)
+                    .and_then(|v| time::ms(&v))
                     .unwrap_or(clock);
                 for command in values(tool, call, &tool.command, &tool.commands) {
                     commands.push(CommandRecord {
@@ -161,21 +167,21 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
         .unwrap_or(started)
         .max(started);
 
-    let dir = first(group, &s.project).map(|d| folder(&d));
+    let dir = first(group, &s.project, path).map(|d| folder(&d));
     let project = Project {
         name: dir
             .as_deref()
             .and_then(paths::basename)
             .map(RString::from)
             .into(),
-        id: first(group, &s.project_id).map(RString::from).into(),
+        id: first(group, &s.project_id, path).map(RString::from).into(),
         dir: dir.clone().map(RString::from).into(),
     };
-    let title = last(group, &s.title)
+    let title = last(group, &s.title, path)
         .filter(|t| !s.title_ignore.iter().any(|p| p.0.is_match(t)))
         .map(|t| t.trim().to_string());
     let mut session = Session::new(id.clone(), id, started, updated);
-    session.parent_id = first(group, &s.parent).map(RString::from).into();
+    session.parent_id = first(group, &s.parent, path).map(RString::from).into();
     session.title = title.map(RString::from).into();
     session.project = project;
     session.messages = messages.into();
@@ -200,7 +206,7 @@ fn values(tool: &Tool, call: &Value, one: &Option<Pointer>, many: &Option<Pointe
         .and_then(|p| p.string(call))
         .into_iter()
         .collect();
-    if let Some(Value::Array(items)) = many.as_ref().and_then(|p| p.get(call)) {
+    if let Some(Value::Array(items)) = many.as_ref().and_then(|p| p.get(call)).as_deref() {
         found.extend(items.iter().filter_map(|item| {
             match &tool.item {
                 Some(p) => p.string(item),
@@ -223,6 +229,16 @@ fn values(tool: &Tool, call: &Value, one: &Option<Pointer>, many: &Option<Pointe
             .filter(|s| !s.is_empty())
             .collect(),
     }
+}
+
+/// The folder `n` levels above the file at `path` (1: its own folder).
+fn folder_above(path: &str, n: usize) -> Option<String> {
+    let mut dir = path;
+    for _ in 0..n {
+        let base = paths::basename(dir)?;
+        dir = dir.strip_suffix(base)?.trim_end_matches(['/', '\\']);
+    }
+    (!dir.is_empty()).then(|| dir.to_string())
 }
 
 /// The id from the file's name when no record holds one.
@@ -259,19 +275,20 @@ fn role_of(d: &Description, value: &str) -> Option<Role> {
 /// The record's text: a string, or the kept parts of an array, joined.
 fn text_of(d: &Description, record: &Value) -> Option<String> {
     let m = &d.message;
-    let text = match m.text.get(record)? {
+    let value = m.text.get(record)?;
+    let text = match value.as_ref() {
         Value::String(s) => s.clone(),
         Value::Array(parts) => {
-            let kept: Vec<&str> = parts
+            let kept: Vec<String> = parts
                 .iter()
                 .filter_map(|part| match part {
-                    Value::String(s) => Some(s.as_str()),
+                    Value::String(s) => Some(s.clone()),
                     part => {
-                        let kind = m.parts.r#type.get(part)?.as_str()?;
-                        if !m.parts.keep.0.iter().any(|k| k == kind) {
+                        let kind = m.parts.r#type.string(part)?;
+                        if !m.parts.keep.0.iter().any(|k| *k == kind) {
                             return None;
                         }
-                        m.parts.text.get(part)?.as_str()
+                        m.parts.text.string(part)
                     }
                 })
                 .filter(|s| !s.trim().is_empty())
@@ -346,6 +363,24 @@ fn resolve(dir: Option<&str>, file: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folders_above_a_file() {
+        assert_eq!(
+            folder_above("/w/app/.crush/crush.db", 1).as_deref(),
+            Some("/w/app/.crush")
+        );
+        assert_eq!(
+            folder_above("/w/app/.crush/crush.db", 2).as_deref(),
+            Some("/w/app")
+        );
+        assert_eq!(
+            folder_above("C:\\w\\app\\.crush\\crush.db", 2).as_deref(),
+            Some("C:\\w\\app")
+        );
+        assert_eq!(folder_above("/crush.db", 1), None);
+        assert_eq!(folder_above("crush.db", 3), None);
+    }
 
     #[test]
     fn file_uris_are_read_as_folders() {

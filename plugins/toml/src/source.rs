@@ -87,7 +87,7 @@ fn json(d: &Description, bytes: &[u8]) -> Result<Loaded, PluginError> {
     let doc: Value = serde_json::from_str(&text)
         .map_err(|e| PluginError::invalid(format!("not a JSON document: {e}")))?;
     let records = match &d.source.records_at {
-        Some(p) => match p.get(&doc) {
+        Some(p) => match p.get(&doc).as_deref() {
             Some(Value::Array(items)) => items.clone(),
             Some(_) => {
                 return Err(PluginError::invalid(format!(

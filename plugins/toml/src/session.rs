@@ -285,7 +285,7 @@ fn text_of(d: &Description, record: &Value) -> Option<String> {
                     Value::String(s) => Some(s.clone()),
                     part => {
                         let kind = m.parts.r#type.string(part)?;
-                        if !m.parts.keep.0.iter().any(|k| *k == kind) {
+                        if !m.parts.keep.0.contains(&kind) {
                             return None;
                         }
                         m.parts.text.string(part)

@@ -1847,3 +1847,102 @@ fn pi_sessions_are_read_as_pi_writes_them() {
         "{shown:#}"
     );
 }
+
+/// Factory droid 0.225.2, with a model of the user's own in
+/// `~/.factory/settings.json` (no Factory login), runs a turn with a shell
+/// command against the scripted model and writes its session file; deja's
+/// reader of it, written only in TOML, indexes it.
+#[test]
+fn droid_sessions_are_read_as_droid_writes_them() {
+    let droid = clients_dir().join("npm/node_modules/@factory/cli-linux-x64/bin/droid");
+    assert!(
+        droid.is_file(),
+        "droid is not installed in {}; run scripts/fetch-clients first (Linux x64)",
+        clients_dir().display()
+    );
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let run_dir = sb.home.parent().unwrap().join("run");
+    let project = sb.home.join("work/ledger");
+    std::fs::create_dir_all(&project).unwrap();
+    let server = ModelServer::start(
+        &run_dir,
+        &json!([
+            {"text": "Looking at the query first.", "tool": "Execute", "input": {"command": "grep -rn tenant_id .", "riskLevel": "low", "riskLevelReason": "read only"}},
+            {"text": "The ledger query lost its tenant predicate in the join."},
+        ]),
+    );
+    sb.write(
+        ".factory/settings.json",
+        json!({"customModels": [{
+            "model": "gpt-4o",
+            "displayName": "Mock",
+            "baseUrl": format!("{}/v1", server.url),
+            "apiKey": "sk-placeholder",
+            "provider": "openai",
+            "maxOutputTokens": 4096,
+        }]})
+        .to_string(),
+    );
+    let mut cmd = sb.command_of(&droid);
+    cmd.current_dir(&project).args([
+        "exec",
+        "--auto",
+        "high",
+        "-m",
+        "custom:gpt-4o",
+        "Why does the ledger show rows of other tenants?",
+    ]);
+    let out = run_agent(cmd, &run_dir, "droid");
+    assert_eq!(
+        out.code, 0,
+        "droid failed\nstdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(out.stdout.contains("tenant predicate"), "{}", out.stdout);
+
+    sb.ok(&["index"]);
+    let found = sb
+        .ok(&[
+            "recall",
+            "ledger tenant predicate join",
+            "--harness",
+            "droid",
+            "--json",
+        ])
+        .json();
+    let id = found["hits"][0]["session_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(id.len(), 36, "{found:#}");
+    let shown = sb.ok(&["show", &id, "--json"]).json();
+    let texts: Vec<&str> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        vec![
+            "Why does the ledger show rows of other tenants?",
+            "Looking at the query first.",
+            "The ledger query lost its tenant predicate in the join.",
+        ],
+        "{shown:#}"
+    );
+    assert_eq!(
+        shown["commands"][0]["command"], "grep -rn tenant_id .",
+        "{shown:#}"
+    );
+    assert_eq!(
+        shown["project"]["dir"],
+        project.to_str().unwrap(),
+        "{shown:#}"
+    );
+    assert_eq!(
+        shown["title"], "Why does the ledger show rows of other tenants?",
+        "{shown:#}"
+    );
+}

@@ -46,6 +46,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("cline.toml", include_str!("../readers/cline.toml")),
     ("pi.toml", include_str!("../readers/pi.toml")),
     ("crush.toml", include_str!("../readers/crush.toml")),
+    ("droid.toml", include_str!("../readers/droid.toml")),
 ];
 
 /// The description the host handed over in `context`.

@@ -47,6 +47,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("pi.toml", include_str!("../readers/pi.toml")),
     ("crush.toml", include_str!("../readers/crush.toml")),
     ("droid.toml", include_str!("../readers/droid.toml")),
+    ("goose.toml", include_str!("../readers/goose.toml")),
 ];
 
 /// The description the host handed over in `context`.

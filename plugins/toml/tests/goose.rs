@@ -1,0 +1,126 @@
+//! The Goose reader, written only in TOML (`readers/goose.toml`): a real
+//! Goose database from a public dotfiles repository (MIT; see
+//! `fixtures/golden/goose/SOURCES.md`), and `01-session.sql` run on its
+//! tables for the rules.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::path::{Path, PathBuf};
+
+use deja_plugin_api::testing;
+use deja_plugin_api::{
+    EnvVar, FileAction, HostContext, ParseOutput, ROption, Reader, Role, DESCRIPTION_PATH_VAR,
+    DESCRIPTION_VAR,
+};
+use deja_plugin_toml::{TomlReader, BUILTIN};
+use rusqlite::Connection;
+
+fn context(home: &Path, env: &[(&str, &str)]) -> HostContext {
+    let text = BUILTIN.iter().find(|(n, _)| *n == "goose.toml").unwrap().1;
+    let mut c = testing::context(home, &[], "{}");
+    for (k, v) in env.iter().copied().chain([
+        (DESCRIPTION_VAR, text),
+        (DESCRIPTION_PATH_VAR, "goose.toml"),
+    ]) {
+        c.env.push(EnvVar {
+            key: k.into(),
+            value: v.into(),
+        });
+    }
+    c
+}
+
+fn parse(db: &Path) -> ParseOutput {
+    testing::parse_file::<TomlReader>(db, &context(Path::new("/nonexistent"), &[]))
+}
+
+fn golden() -> PathBuf {
+    testing::fixtures("goose")
+}
+
+#[test]
+fn a_real_goose_database_with_an_empty_session_reads_as_nothing_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sessions.db");
+    std::fs::copy(golden().join("real-dotfiles/sessions.db"), &db).unwrap();
+    let out = parse(&db);
+    assert!(out.sessions.is_empty(), "{:?}", out.sessions);
+    assert_eq!(out.skipped_empty, 1);
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+}
+
+#[test]
+fn a_session_is_what_the_user_saw_with_shell_and_editor_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sessions.db");
+    let conn = Connection::open(&db).unwrap();
+    for file in ["schema.sql", "01-session.sql"] {
+        conn.execute_batch(&std::fs::read_to_string(golden().join(file)).unwrap())
+            .unwrap();
+    }
+    drop(conn);
+    let out = parse(&db);
+    assert_eq!(out.sessions.len(), 1);
+    let s = &out.sessions[0];
+    assert_eq!(s.id.as_str(), "20261124_3");
+    assert_eq!(
+        s.title.as_ref().map(|t| t.as_str()),
+        ROption::RSome("Tenant leak in the orders report")
+    );
+    assert_eq!(
+        s.project.dir.as_ref().map(|d| d.as_str()),
+        ROption::RSome("/home/me/shop")
+    );
+    assert_eq!(s.started_at_ms, 1_795_514_400_000);
+    let messages: Vec<(Role, &str)> = s
+        .messages
+        .iter()
+        .map(|m| (m.role, m.text.as_str()))
+        .collect();
+    assert_eq!(
+        messages,
+        vec![
+            (Role::User, "Why does the orders report show other tenants?"),
+            (Role::Assistant, "Let me look at the report."),
+            (
+                Role::Assistant,
+                "The report's join lost the tenant predicate; I added it back."
+            ),
+        ]
+    );
+    assert_eq!(s.commands[0].command.as_str(), "rg -n tenant_id reports/");
+    let files: Vec<(&str, FileAction)> = s
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.action))
+        .collect();
+    assert_eq!(
+        files,
+        vec![
+            ("/home/me/shop/reports/orders.sql", FileAction::Edit),
+            ("/home/me/shop/reports/README.md", FileAction::Edit),
+        ]
+    );
+}
+
+#[test]
+fn discovery_follows_gooses_own_places() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let default = h.join(".local/share/goose/sessions");
+    std::fs::create_dir_all(&default).unwrap();
+    std::fs::write(default.join("sessions.db"), b"x").unwrap();
+    std::fs::write(default.join("20250101_1.jsonl"), b"{}").unwrap();
+    let found = |env: &[(&str, &str)]| -> usize {
+        TomlReader::discover(&context(h, env))
+            .unwrap()
+            .transcripts
+            .len()
+    };
+    assert_eq!(found(&[]), 1);
+    let root = h.join("goose-root");
+    std::fs::create_dir_all(root.join("data/sessions")).unwrap();
+    std::fs::write(root.join("data/sessions/sessions.db"), b"x").unwrap();
+    let root_text = root.to_string_lossy().into_owned();
+    assert_eq!(found(&[("GOOSE_PATH_ROOT", &root_text)]), 2);
+}

@@ -93,7 +93,7 @@ fn the_opencode_reader_is_built_in_and_written_only_in_toml() {
         .expect("the TOML reader plugin");
     assert_eq!(engine["harness"], Value::Null);
     assert!(
-        engine["note"].as_str().unwrap().contains("9 built in"),
+        engine["note"].as_str().unwrap().contains("10 built in"),
         "{engine:#}"
     );
     // The README's example is the built-in reader, word for word.

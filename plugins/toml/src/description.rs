@@ -186,7 +186,9 @@ pub struct Source {
     /// file, the default) or a pointer to the field whose value names the
     /// session.
     pub sessions_by: Option<Grouping>,
-    /// json: the pointer to the array of records (default: the document).
+    /// json: the pointer to the array of records (default: the document);
+    /// sqlite without a `records` query: the array of records inside each
+    /// session's row.
     pub records_at: Option<Pointer>,
     /// sqlite: the query listing sessions, one row each.
     pub sessions: Option<String>,
@@ -196,6 +198,18 @@ pub struct Source {
     /// sqlite: columns holding JSON text, read as JSON values.
     #[serde(default)]
     pub json_columns: Vec<String>,
+    /// sqlite: columns that may hold zstd-compressed data (text or blob),
+    /// decompressed before anything else reads them.
+    #[serde(default)]
+    pub zstd_columns: Vec<String>,
+    /// Records written as externally tagged values (`{"User": {...}}`,
+    /// `{"Text": "..."}`), as Rust's serde writes enums: a record, and each
+    /// element of an array in it, that is an object of exactly one key
+    /// becomes that object with `type` set to the key (`{"type": "User",
+    /// ...}`), or `{"type": key, "value": ...}` when the value is not an
+    /// object.
+    #[serde(default)]
+    pub untag: bool,
 }
 
 /// A source's format.
@@ -618,10 +632,10 @@ fn check(d: &Description) -> Result<(), (String, String)> {
                     "a sqlite source needs the query that lists sessions",
                 );
             }
-            if d.source.records.is_none() {
+            if d.source.records.is_none() && d.source.records_at.is_none() {
                 return needs(
                     "source.records",
-                    "a sqlite source needs the query that lists a session's records",
+                    "a sqlite source needs the query that lists a session's records, or `records_at` inside the session's row",
                 );
             }
             if d.session.id.is_none() {
@@ -648,15 +662,15 @@ fn check(d: &Description) -> Result<(), (String, String)> {
                     return needs(&format!("source.{key}"), "only a sqlite source has queries");
                 }
             }
-            if !d.source.json_columns.is_empty() {
+            if !d.source.json_columns.is_empty() || !d.source.zstd_columns.is_empty() {
                 return needs("source.json_columns", "only a sqlite source has columns");
             }
         }
     }
-    if d.source.records_at.is_some() && d.source.kind != Kind::Json {
+    if d.source.records_at.is_some() && d.source.kind == Kind::Jsonl {
         return needs(
             "source.records_at",
-            "only a json source has a records array",
+            "a jsonl source's records are its lines; `records_at` is for json and sqlite",
         );
     }
     if d.files.glob.is_empty() {

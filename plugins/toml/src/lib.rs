@@ -48,6 +48,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("crush.toml", include_str!("../readers/crush.toml")),
     ("droid.toml", include_str!("../readers/droid.toml")),
     ("goose.toml", include_str!("../readers/goose.toml")),
+    ("zed.toml", include_str!("../readers/zed.toml")),
 ];
 
 /// The description the host handed over in `context`.

@@ -50,7 +50,10 @@ pub fn load(
         Kind::Json => json(d, bytes)?,
         Kind::Sqlite => return sqlite(d, path, bytes, visit),
     };
-    for group in loaded.groups {
+    for mut group in loaded.groups {
+        if d.source.untag {
+            group.records = group.records.into_iter().map(untag).collect();
+        }
         visit(group);
     }
     Ok(loaded.warnings)
@@ -156,11 +159,9 @@ fn sqlite(
     visit: &mut dyn FnMut(Group),
 ) -> Result<Vec<String>, PluginError> {
     let conn = open(path, bytes)?;
-    let (Some(sessions_sql), Some(records_sql), Some(id)) =
-        (&d.source.sessions, &d.source.records, &d.session.id)
-    else {
+    let (Some(sessions_sql), Some(id)) = (&d.source.sessions, &d.session.id) else {
         return Err(PluginError::config(
-            "a sqlite source needs `source.sessions`, `source.records` and `session.id`",
+            "a sqlite source needs `source.sessions` and `session.id`",
         ));
     };
     let query_error = |what: &str, e: rusqlite::Error| {
@@ -168,19 +169,43 @@ fn sqlite(
             "the `source.{what}` query failed on this database: {e}"
         ))
     };
-    let rows = rows(&conn, sessions_sql, None, &d.source.json_columns)
-        .map_err(|e| query_error("sessions", e))?;
+    let columns = Columns {
+        json: &d.source.json_columns,
+        zstd: &d.source.zstd_columns,
+    };
+    let rows = rows(&conn, sessions_sql, None, &columns).map_err(|e| query_error("sessions", e))?;
     let mut warnings = Vec::new();
-    let mut stmt = conn
-        .prepare(records_sql)
-        .map_err(|e| query_error("records", e))?;
-    for row in rows {
+    let mut stmt = match &d.source.records {
+        Some(sql) => Some(conn.prepare(sql).map_err(|e| query_error("records", e))?),
+        None => None,
+    };
+    for mut row in rows {
         let Some(session_id) = id.string(&row) else {
             warnings.push("a row of the sessions query has no session id; skipped".to_string());
             continue;
         };
-        let records = query(&mut stmt, Some(&session_id), &d.source.json_columns)
-            .map_err(|e| query_error("records", e))?;
+        let mut records = match stmt.as_mut() {
+            Some(stmt) => {
+                query(stmt, Some(&session_id), &columns).map_err(|e| query_error("records", e))?
+            }
+            None => vec![row.clone()],
+        };
+        if let Some(at) = &d.source.records_at {
+            records = records
+                .iter()
+                .flat_map(|r| match at.get(r).as_deref() {
+                    Some(Value::Array(items)) => items.clone(),
+                    _ => Vec::new(),
+                })
+                .collect();
+            // The records are out of the row now; keep its other fields.
+            if d.source.records.is_none() {
+                strip_at(&mut row, at);
+            }
+        }
+        if d.source.untag {
+            records = records.into_iter().map(untag).collect();
+        }
         visit(Group {
             row: Some(row),
             records,
@@ -188,6 +213,93 @@ fn sqlite(
     }
     Ok(warnings)
 }
+
+/// Removes the value at `at` from `row` (so that a session's row does not
+/// keep a second copy of its records).
+fn strip_at(row: &mut Value, at: &crate::pointer::Pointer) {
+    let text = at.as_str();
+    if text.contains('#') {
+        return;
+    }
+    let Some((parent, last)) = text.rsplit_once('/') else {
+        return;
+    };
+    let key = last.replace("~1", "/").replace("~0", "~");
+    if let Some(Value::Object(map)) = row.pointer_mut(parent) {
+        map.remove(&key);
+    }
+}
+
+/// An externally tagged value untagged (see `source.untag`): the record
+/// itself, and the elements of every array in it.
+pub fn untag(value: Value) -> Value {
+    let value = untag_one(value);
+    match value {
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, untag_arrays(v))).collect())
+        }
+        other => other,
+    }
+}
+
+/// `{"K": {...}}` to `{"type": "K", ...}`, `{"K": v}` to `{"type": "K", "value": v}`.
+fn untag_one(value: Value) -> Value {
+    match value {
+        Value::Object(map) if map.len() == 1 => {
+            let Some((key, inner)) = map.into_iter().next() else {
+                return Value::Null;
+            };
+            match inner {
+                Value::Object(mut fields) => {
+                    fields.entry("type").or_insert(Value::String(key));
+                    Value::Object(fields)
+                }
+                other => {
+                    let mut fields = Map::new();
+                    fields.insert("type".to_string(), Value::String(key));
+                    fields.insert("value".to_string(), other);
+                    Value::Object(fields)
+                }
+            }
+        }
+        other => other,
+    }
+}
+
+/// The elements of arrays inside `value`, untagged, at any depth.
+fn untag_arrays(value: Value) -> Value {
+    match value {
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|item| untag_arrays_in_object(untag_one(item)))
+                .collect(),
+        ),
+        Value::Object(map) => untag_arrays_in_object(Value::Object(map)),
+        other => other,
+    }
+}
+
+fn untag_arrays_in_object(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, untag_arrays(v))).collect())
+        }
+        other => other,
+    }
+}
+
+/// How columns are read.
+struct Columns<'a> {
+    json: &'a [String],
+    zstd: &'a [String],
+}
+
+/// The most a zstd column may decompress to.
+const MAX_DECOMPRESSED: usize = 256 << 20;
+
+/// The first bytes of a zstd frame.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 
 /// The database at `path`, read-only, or `bytes` as a database when there
 /// is no file there.
@@ -226,10 +338,10 @@ fn rows(
     conn: &Connection,
     sql: &str,
     param: Option<&str>,
-    json_columns: &[String],
+    columns: &Columns<'_>,
 ) -> rusqlite::Result<Vec<Value>> {
     let mut stmt = conn.prepare(sql)?;
-    query(&mut stmt, param, json_columns)
+    query(&mut stmt, param, columns)
 }
 
 /// Runs `stmt` (with `?1` bound to `param` when the query has a parameter)
@@ -237,7 +349,7 @@ fn rows(
 fn query(
     stmt: &mut rusqlite::Statement<'_>,
     param: Option<&str>,
-    json_columns: &[String],
+    columns: &Columns<'_>,
 ) -> rusqlite::Result<Vec<Value>> {
     let names: Vec<String> = stmt.column_names().map(str::to_string).collect();
     let mut rows = match param {
@@ -248,19 +360,46 @@ fn query(
     while let Some(row) = rows.next()? {
         let mut object = Map::new();
         for (i, name) in names.iter().enumerate() {
-            let value = match row.get_ref(i)? {
-                ValueRef::Null => Value::Null,
-                ValueRef::Integer(n) => Value::from(n),
-                ValueRef::Real(f) => Value::from(f),
-                ValueRef::Text(t) => {
-                    let t = String::from_utf8_lossy(t);
-                    if json_columns.iter().any(|c| c == name) {
-                        serde_json::from_str(&t).unwrap_or(Value::String(t.into_owned()))
-                    } else {
-                        Value::String(t.into_owned())
+            let is = |list: &[String]| list.iter().any(|c| c == name);
+            let bytes = match row.get_ref(i)? {
+                ValueRef::Null => {
+                    object.insert(name.clone(), Value::Null);
+                    continue;
+                }
+                ValueRef::Integer(n) => {
+                    object.insert(name.clone(), Value::from(n));
+                    continue;
+                }
+                ValueRef::Real(f) => {
+                    object.insert(name.clone(), Value::from(f));
+                    continue;
+                }
+                ValueRef::Text(t) => t,
+                // A blob is read only where the description says what it holds.
+                ValueRef::Blob(b) if is(columns.zstd) || is(columns.json) => b,
+                ValueRef::Blob(_) => {
+                    object.insert(name.clone(), Value::Null);
+                    continue;
+                }
+            };
+            let decompressed;
+            let bytes = if is(columns.zstd) && bytes.starts_with(&ZSTD_MAGIC) {
+                decompressed = zstd::bulk::decompress(bytes, MAX_DECOMPRESSED).ok();
+                match &decompressed {
+                    Some(d) => d.as_slice(),
+                    None => {
+                        object.insert(name.clone(), Value::Null);
+                        continue;
                     }
                 }
-                ValueRef::Blob(_) => Value::Null,
+            } else {
+                bytes
+            };
+            let t = String::from_utf8_lossy(bytes);
+            let value = if is(columns.json) {
+                serde_json::from_str(&t).unwrap_or(Value::String(t.into_owned()))
+            } else {
+                Value::String(t.into_owned())
             };
             object.insert(name.clone(), value);
         }

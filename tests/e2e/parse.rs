@@ -46,12 +46,12 @@ fn oversized_files_are_skipped_with_the_limit_named() {
     assert_eq!(out.json()["errors"][0]["path"], file.to_str().unwrap());
 }
 
-/// Minimal Claude Code and Codex CLI records, as other tools' conformance
-/// fixtures write them (no uuid chain, no session fields; a Codex payload
-/// without its `type`), read as the user and assistant messages they plainly
-/// hold, each by the right reader without `--harness`.
+/// Minimal Claude Code, Codex CLI and Qwen Code records, as other tools'
+/// conformance fixtures write them (no uuid chain, no session fields; a
+/// Codex payload without its `type`), read as the user and assistant
+/// messages they plainly hold, each by the right reader without `--harness`.
 #[test]
-fn minimal_claude_and_codex_records_read_as_their_messages() {
+fn minimal_claude_codex_and_qwen_records_read_as_their_messages() {
     let sb = Sandbox::new();
     let claude = sb.write(
         "fixtures/claude-minimal.jsonl",
@@ -61,7 +61,11 @@ fn minimal_claude_and_codex_records_read_as_their_messages() {
         "fixtures/codex-minimal.jsonl",
         "{\"timestamp\":\"2026-01-01T00:00:00Z\",\"type\":\"response_item\",\"payload\":{\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"Why does the export leak other tenants?\"}]}}\n{\"timestamp\":\"2026-01-01T00:00:05Z\",\"type\":\"response_item\",\"payload\":{\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"The join drops the tenant predicate.\"}]}}\n",
     );
-    for (file, harness) in [(&claude, "claude"), (&codex, "codex")] {
+    let qwen = sb.write(
+        "fixtures/qwen-minimal.jsonl",
+        "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"parts\":[{\"text\":\"Why does the export leak other tenants?\"}]}}\n{\"type\":\"assistant\",\"message\":{\"role\":\"model\",\"parts\":[{\"text\":\"The join drops the tenant predicate.\"}]}}\n",
+    );
+    for (file, harness) in [(&claude, "claude"), (&codex, "codex"), (&qwen, "qwen")] {
         let out = sb.ok(&["parse", file.to_str().unwrap(), "--json"]).json();
         let s = &out["sessions"][0];
         assert_eq!(s["harness"], harness, "{out:#}");

@@ -50,6 +50,50 @@ impl Loaded {
 
 /// Loads a chat file's text. Never fails: what cannot be read is skipped.
 pub fn load(text: &str) -> Loaded {
+    load_named(text, MINIMAL_SESSION)
+}
+
+/// The session id of a file of minimal records when nothing names it.
+pub const MINIMAL_SESSION: &str = "minimal";
+
+/// A minimal record, as other tools' conformance fixtures write them: a
+/// `user` or `assistant` record with `message.parts` and none of `uuid`,
+/// `parentUuid` and `sessionId`. It reads as a record of the chain that the
+/// file's lines make in order (`line-<n>`, each the child of the line
+/// before), in the session `session` (the file's name when parsing a file).
+fn complete_minimal(
+    value: &mut serde_json::Value,
+    line: usize,
+    previous: Option<&str>,
+    session: &str,
+) {
+    let Some(map) = value.as_object_mut() else {
+        return;
+    };
+    let minimal = !map.contains_key("uuid")
+        && !map.contains_key("parentUuid")
+        && !map.contains_key("sessionId")
+        && matches!(
+            map.get("type").and_then(|t| t.as_str()),
+            Some("user" | "assistant")
+        )
+        && map
+            .get("message")
+            .and_then(|m| m.get("parts"))
+            .is_some_and(serde_json::Value::is_array);
+    if !minimal {
+        return;
+    }
+    map.insert("uuid".into(), format!("line-{line}").into());
+    map.insert(
+        "parentUuid".into(),
+        previous.map_or(serde_json::Value::Null, |p| p.into()),
+    );
+    map.insert("sessionId".into(), session.into());
+}
+
+/// [`load`], with `session` as the session id of minimal records.
+pub fn load_named(text: &str, session: &str) -> Loaded {
     let mut records: Vec<Record> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     // The position of each line's record, for the leaf: the last line wins.
@@ -59,9 +103,14 @@ pub fn load(text: &str) -> Loaded {
         if line.is_empty() {
             continue;
         }
-        let Ok(value) = serde_json::from_str(line) else {
+        let Ok(mut value) = serde_json::from_str(line) else {
             continue;
         };
+        let previous = lines
+            .last()
+            .and_then(|&at| records.get(at))
+            .map(|r| r.uuid.clone());
+        complete_minimal(&mut value, lines.len(), previous.as_deref(), session);
         let Some(record) = Record::read(value) else {
             continue;
         };

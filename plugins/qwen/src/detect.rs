@@ -12,6 +12,7 @@
 //! | a Qwen record, in a `.jsonl` filed as `…/projects/<folder>/chats/` | 100 |
 //! | a Qwen record, in another `.jsonl` | 90 |
 //! | filed as a Qwen chat, with an empty head | 50 |
+//! | a minimal record (`type` user or assistant, `message.parts`, no ids), in any `.jsonl` | 40 |
 //! | anything else | 0 |
 
 use deja_plugin_api::text;
@@ -23,6 +24,8 @@ pub const FILED_RECORD: u8 = 100;
 pub const RECORD: u8 = 90;
 /// Filed like a Qwen chat, with nothing in its head to tell.
 pub const FILED: u8 = 50;
+/// A minimal record, as other tools' conformance fixtures write them.
+pub const MINIMAL: u8 = 40;
 
 /// How sure the reader is that the file at `path`, starting with `head`, is a Qwen Code chat.
 pub fn score(path: &str, head: &[u8]) -> u8 {
@@ -45,8 +48,33 @@ pub fn score(path: &str, head: &[u8]) -> u8 {
         (Some(true), true) => FILED_RECORD,
         (Some(true), false) => RECORD,
         (None, true) => FILED,
+        _ if first
+            .and_then(|l| serde_json::from_str::<Value>(l).ok())
+            .is_some_and(|v| is_minimal(&v)) =>
+        {
+            MINIMAL
+        }
         _ => 0,
     }
+}
+
+/// A minimal Qwen record: `type` user or assistant, `message.parts`, and
+/// none of the chain and session fields (nor Claude Code's `userType`).
+fn is_minimal(value: &Value) -> bool {
+    let Some(map) = value.as_object() else {
+        return false;
+    };
+    ["uuid", "parentUuid", "sessionId", "userType"]
+        .iter()
+        .all(|k| !map.contains_key(*k))
+        && matches!(
+            map.get("type").and_then(Value::as_str),
+            Some("user" | "assistant")
+        )
+        && map
+            .get("message")
+            .and_then(|m| m.get("parts"))
+            .is_some_and(Value::is_array)
 }
 
 /// `…/projects/<folder>/chats/<file>`.

@@ -63,7 +63,12 @@ impl deja_plugin_api::Reader for QwenReader {
 
     fn parse(request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
         let (text, _) = text::decode(request.bytes.as_slice());
-        let loaded = chain::load(&text);
+        // A file of minimal records is named by its file name.
+        let stem = paths::basename(request.path.as_str())
+            .and_then(|name| name.strip_suffix(".jsonl"))
+            .filter(|stem| !stem.is_empty())
+            .unwrap_or(chain::MINIMAL_SESSION);
+        let loaded = chain::load_named(&text, stem);
         Ok(session::output(
             loaded,
             request.path.as_str(),

@@ -1391,98 +1391,145 @@ fn aider_gets_the_digest_read_only_through_deja_aider_and_deja_finds_its_session
     println!("aider round trip: {:.1}s", started.elapsed().as_secs_f64());
 }
 
+/// What the harness tests below have each CLI asked, how the scripted model
+/// answers, and what deja must then find.
+const LEDGER_QUESTION: &str = "Why does the ledger show rows of other tenants?";
+const LEDGER_FIRST: &str = "Looking at the query first.";
+const LEDGER_ANSWER: &str = "The ledger query lost its tenant predicate in the join.";
+const LEDGER_COMMAND: &str = "grep -rn tenant_id .";
+
+/// A CLI's run of the ledger question in a sandbox (embeddings off), and
+/// what deja reads of the session it wrote.
+struct Ledger {
+    sb: Sandbox,
+    run_dir: PathBuf,
+    project: PathBuf,
+}
+
+impl Ledger {
+    fn new() -> Ledger {
+        let sb = Sandbox::new();
+        sb.config("[embed]\nenabled = false\n");
+        let run_dir = sb.home.parent().unwrap().join("run");
+        let project = sb.home.join("work/ledger");
+        std::fs::create_dir_all(&project).unwrap();
+        Ledger {
+            sb,
+            run_dir,
+            project,
+        }
+    }
+
+    /// The scripted model: a call of `tool` with `input` (the shell
+    /// command), then the answer.
+    fn server(&self, tool: &str, input: Value) -> ModelServer {
+        ModelServer::start(
+            &self.run_dir,
+            &json!([
+                {"text": LEDGER_FIRST, "tool": tool, "input": input},
+                {"text": LEDGER_ANSWER},
+            ]),
+        )
+    }
+
+    /// Runs `cmd` (the CLI, in the project folder) and requires it to exit 0
+    /// having printed the answer.
+    fn run(&self, mut cmd: Command, name: &str) {
+        cmd.current_dir(&self.project);
+        let out = run_agent(cmd, &self.run_dir, name);
+        assert_eq!(
+            out.code, 0,
+            "{name} failed\nstdout:\n{}\nstderr:\n{}",
+            out.stdout, out.stderr
+        );
+        assert!(out.stdout.contains("tenant predicate"), "{}", out.stdout);
+    }
+
+    /// Indexes, then requires `deja recall --harness harness` to find the
+    /// session first and `deja show` to hold the two answers, the command
+    /// and the project folder; returns its id and the first message's text
+    /// (what the CLI stored of the question).
+    fn assert_read(&self, harness: &str) -> (String, String) {
+        let sb = &self.sb;
+        sb.ok(&["index"]);
+        let found = sb
+            .ok(&[
+                "recall",
+                "ledger tenant predicate join",
+                "--harness",
+                harness,
+                "--json",
+            ])
+            .json();
+        let id = found["hits"][0]["session_id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no {harness} hit: {found:#}"))
+            .to_string();
+        let shown = sb.ok(&["show", &id, "--json"]).json();
+        let texts: Vec<&str> = shown["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(texts.len(), 3, "{shown:#}");
+        assert_eq!(&texts[1..], [LEDGER_FIRST, LEDGER_ANSWER], "{shown:#}");
+        assert_eq!(shown["commands"][0]["command"], LEDGER_COMMAND, "{shown:#}");
+        assert_eq!(
+            shown["project"]["dir"],
+            self.project.to_str().unwrap(),
+            "{shown:#}"
+        );
+        let first = texts[0].to_string();
+        (id, first)
+    }
+
+    /// The names of the entries of `dir` (under HOME) that `keep` accepts.
+    fn entries(&self, dir: &str, keep: impl Fn(&Path) -> bool) -> Vec<String> {
+        std::fs::read_dir(self.sb.home.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| keep(p))
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect()
+    }
+
+    /// `deja resume id`'s advice.
+    fn resume(&self, id: &str) -> String {
+        self.sb.ok(&["resume", id]).stdout
+    }
+}
+
 /// Continue's CLI (`cn` 1.5.47) runs a turn with a shell command against the
 /// scripted model and saves the session as Continue does; deja's reader of
 /// it, written only in TOML, indexes it: `deja recall` finds the session and
 /// `deja show` has what was typed, answered and run.
 #[test]
 fn continue_cli_sessions_are_read_as_the_cli_writes_them() {
-    let sb = Sandbox::new();
-    sb.config("[embed]\nenabled = false\n");
-    let run_dir = sb.home.parent().unwrap().join("run");
-    let project = sb.home.join("work/ledger");
-    std::fs::create_dir_all(&project).unwrap();
-    let server = ModelServer::start(
-        &run_dir,
-        &json!([
-            {"text": "Looking at the query first.", "tool": "Bash", "input": {"command": "grep -rn tenant_id ."}},
-            {"text": "The ledger query lost its tenant predicate in the join."},
-        ]),
-    );
-    let config = sb.write(
+    let l = Ledger::new();
+    let server = l.server("Bash", json!({"command": LEDGER_COMMAND}));
+    let config = l.sb.write(
         ".continue-test/config.yaml",
         format!(
             "name: local\nversion: 1.0.0\nschema: v1\nmodels:\n  - name: mock\n    provider: openai\n    model: gpt-4o\n    apiBase: {}/v1\n    apiKey: sk-placeholder\n    roles: [chat]\n",
             server.url
         ),
     );
-    let mut cmd = sb.command_of(&agent_cli("cn"));
-    cmd.current_dir(&project)
-        .env("CONTINUE_TELEMETRY_ENABLED", "0")
-        .args([
-            "-p",
-            "Why does the ledger show rows of other tenants?",
-            "--auto",
-            "--config",
-        ])
+    let mut cmd = l.sb.command_of(&agent_cli("cn"));
+    cmd.env("CONTINUE_TELEMETRY_ENABLED", "0")
+        .args(["-p", LEDGER_QUESTION, "--auto", "--config"])
         .arg(&config);
-    let out = run_agent(cmd, &run_dir, "cn");
-    assert_eq!(
-        out.code, 0,
-        "cn failed\nstdout:\n{}\nstderr:\n{}",
-        out.stdout, out.stderr
-    );
-    assert!(out.stdout.contains("tenant predicate"), "{}", out.stdout);
-
+    l.run(cmd, "cn");
     // The session file cn wrote, found by an independent look at its folder.
-    let sessions: Vec<PathBuf> = std::fs::read_dir(sb.home.join(".continue/sessions"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().is_some_and(|n| n != "sessions.json"))
-        .collect();
-    assert_eq!(sessions.len(), 1, "{sessions:?}");
-    let id = sessions[0]
-        .file_stem()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let files = l.entries(".continue/sessions", |p| {
+        p.file_name().is_some_and(|n| n != "sessions.json")
+    });
+    assert_eq!(files.len(), 1, "{files:?}");
+    let file_id = files[0].trim_end_matches(".json");
 
-    sb.ok(&["index"]);
-    let found = sb
-        .ok(&[
-            "recall",
-            "ledger tenant predicate join",
-            "--harness",
-            "continue",
-            "--json",
-        ])
-        .json();
-    assert_eq!(found["hits"][0]["session_id"], id.as_str(), "{found:#}");
-    let shown = sb.ok(&["show", &id, "--json"]).json();
-    let texts: Vec<&str> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        texts,
-        vec![
-            "Why does the ledger show rows of other tenants?",
-            "Looking at the query first.",
-            "The ledger query lost its tenant predicate in the join.",
-        ],
-        "{shown:#}"
-    );
-    assert_eq!(
-        shown["commands"][0]["command"], "grep -rn tenant_id .",
-        "{shown:#}"
-    );
-    assert_eq!(
-        shown["project"]["dir"],
-        project.to_str().unwrap(),
-        "{shown:#}"
-    );
+    let (id, first) = l.assert_read("continue");
+    assert_eq!(id, file_id);
+    assert_eq!(first, LEDGER_QUESTION);
 }
 
 /// Kilo CLI 7.7.7 (a fork of OpenCode) runs a turn with a shell command
@@ -1491,19 +1538,12 @@ fn continue_cli_sessions_are_read_as_the_cli_writes_them() {
 /// write-ahead log included.
 #[test]
 fn kilo_cli_sessions_are_read_as_kilo_writes_them() {
-    let sb = Sandbox::new();
-    sb.config("[embed]\nenabled = false\n");
-    let run_dir = sb.home.parent().unwrap().join("run");
-    let project = sb.home.join("work/ledger");
-    std::fs::create_dir_all(&project).unwrap();
-    let server = ModelServer::start(
-        &run_dir,
-        &json!([
-            {"text": "Looking at the query first.", "tool": "bash", "input": {"command": "grep -rn tenant_id .", "description": "Find the predicate"}},
-            {"text": "The ledger query lost its tenant predicate in the join."},
-        ]),
+    let l = Ledger::new();
+    let server = l.server(
+        "bash",
+        json!({"command": LEDGER_COMMAND, "description": "Find the predicate"}),
     );
-    sb.write(
+    l.sb.write(
         ".config/kilo/kilo.json",
         serde_json::to_string_pretty(&json!({
             "provider": {"mock": {
@@ -1518,62 +1558,19 @@ fn kilo_cli_sessions_are_read_as_kilo_writes_them() {
         }))
         .unwrap(),
     );
-    let mut cmd = sb.command_of(&agent_cli("kilo"));
-    cmd.current_dir(&project)
-        .env("KILO_DISABLE_AUTOUPDATE", "1")
+    let mut cmd = l.sb.command_of(&agent_cli("kilo"));
+    cmd.env("KILO_DISABLE_AUTOUPDATE", "1")
         .env("KILO_DISABLE_MODELS_FETCH", "1")
-        .args([
-            "run",
-            "--auto",
-            "Why does the ledger show rows of other tenants?",
-        ]);
-    let out = run_agent(cmd, &run_dir, "kilo");
-    assert_eq!(
-        out.code, 0,
-        "kilo failed\nstdout:\n{}\nstderr:\n{}",
-        out.stdout, out.stderr
-    );
-    assert!(out.stdout.contains("tenant predicate"), "{}", out.stdout);
-    let db = sb.home.join(".local/share/kilo/kilo.db");
+        .args(["run", "--auto", LEDGER_QUESTION]);
+    l.run(cmd, "kilo");
+    let db = l.sb.home.join(".local/share/kilo/kilo.db");
     assert!(db.is_file(), "kilo wrote no database at {}", db.display());
 
-    sb.ok(&["index"]);
-    let found = sb
-        .ok(&[
-            "recall",
-            "ledger tenant predicate join",
-            "--harness",
-            "kilo",
-            "--json",
-        ])
-        .json();
-    let id = found["hits"][0]["session_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    assert!(id.starts_with("ses_"), "{found:#}");
-    let shown = sb.ok(&["show", &id, "--json"]).json();
-    let texts: Vec<&str> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
-    assert_eq!(texts.len(), 3, "{shown:#}");
-    assert_eq!(
-        texts[2],
-        "The ledger query lost its tenant predicate in the join."
-    );
-    assert_eq!(
-        shown["commands"][0]["command"], "grep -rn tenant_id .",
-        "{shown:#}"
-    );
-    assert_eq!(
-        shown["project"]["dir"],
-        project.to_str().unwrap(),
-        "{shown:#}"
-    );
-    let resume = sb.ok(&["resume", &id]).stdout;
+    // `kilo run` stores its message argument as given, quotes and all.
+    let (id, first) = l.assert_read("kilo");
+    assert!(id.starts_with("ses_"), "{id}");
+    assert!(first.contains(LEDGER_QUESTION), "{first}");
+    let resume = l.resume(&id);
     assert!(resume.contains(&format!("kilo --session {id}")), "{resume}");
 }
 
@@ -1583,86 +1580,30 @@ fn kilo_cli_sessions_are_read_as_kilo_writes_them() {
 /// deja's reader of them, written only in TOML, indexes the session.
 #[test]
 fn copilot_cli_sessions_are_read_as_copilot_writes_them() {
-    let sb = Sandbox::new();
-    sb.config("[embed]\nenabled = false\n");
-    let run_dir = sb.home.parent().unwrap().join("run");
-    let project = sb.home.join("work/ledger");
-    std::fs::create_dir_all(&project).unwrap();
-    let server = ModelServer::start(
-        &run_dir,
-        &json!([
-            {"text": "Looking at the query first.", "tool": "bash", "input": {"command": "grep -rn tenant_id .", "description": "Find the predicate"}},
-            {"text": "The ledger query lost its tenant predicate in the join."},
-        ]),
+    let l = Ledger::new();
+    let server = l.server(
+        "bash",
+        json!({"command": LEDGER_COMMAND, "description": "Find the predicate"}),
     );
-    let mut cmd = sb.command_of(&agent_cli("copilot"));
-    cmd.current_dir(&project)
-        .env("COPILOT_OFFLINE", "true")
+    let mut cmd = l.sb.command_of(&agent_cli("copilot"));
+    cmd.env("COPILOT_OFFLINE", "true")
         .env("COPILOT_PROVIDER_BASE_URL", format!("{}/v1", server.url))
         .env("COPILOT_PROVIDER_API_KEY", "sk-placeholder")
         .env("COPILOT_MODEL", "gpt-4o")
         .env("COPILOT_AUTO_UPDATE", "false")
         .env("COPILOT_ALLOW_ALL", "true")
-        .args([
-            "-p",
-            "Why does the ledger show rows of other tenants?",
-            "--disable-client-telemetry",
-        ]);
-    let out = run_agent(cmd, &run_dir, "copilot");
-    assert_eq!(
-        out.code, 0,
-        "copilot failed\nstdout:\n{}\nstderr:\n{}",
-        out.stdout, out.stderr
-    );
-    assert!(out.stdout.contains("tenant predicate"), "{}", out.stdout);
+        .args(["-p", LEDGER_QUESTION, "--disable-client-telemetry"]);
+    l.run(cmd, "copilot");
     // The session's folder, found by an independent look.
-    let state = sb.home.join(".copilot/session-state");
-    let ids: Vec<String> = std::fs::read_dir(&state)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("events.jsonl").is_file())
-        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(ids.len(), 1, "{ids:?}");
-    let id = &ids[0];
+    let folders = l.entries(".copilot/session-state", |p| {
+        p.join("events.jsonl").is_file()
+    });
+    assert_eq!(folders.len(), 1, "{folders:?}");
 
-    sb.ok(&["index"]);
-    let found = sb
-        .ok(&[
-            "recall",
-            "ledger tenant predicate join",
-            "--harness",
-            "copilot",
-            "--json",
-        ])
-        .json();
-    assert_eq!(found["hits"][0]["session_id"], id.as_str(), "{found:#}");
-    let shown = sb.ok(&["show", id, "--json"]).json();
-    let texts: Vec<&str> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        texts,
-        vec![
-            "Why does the ledger show rows of other tenants?",
-            "Looking at the query first.",
-            "The ledger query lost its tenant predicate in the join.",
-        ],
-        "{shown:#}"
-    );
-    assert_eq!(
-        shown["commands"][0]["command"], "grep -rn tenant_id .",
-        "{shown:#}"
-    );
-    assert_eq!(
-        shown["project"]["dir"],
-        project.to_str().unwrap(),
-        "{shown:#}"
-    );
-    let resume = sb.ok(&["resume", id]).stdout;
+    let (id, first) = l.assert_read("copilot");
+    assert_eq!(id, folders[0]);
+    assert_eq!(first, LEDGER_QUESTION);
+    let resume = l.resume(&id);
     assert!(
         resume.contains(&format!("copilot --resume={id}")),
         "{resume}"
@@ -1675,20 +1616,10 @@ fn copilot_cli_sessions_are_read_as_copilot_writes_them() {
 /// indexes the session.
 #[test]
 fn cline_cli_sessions_are_read_as_cline_writes_them() {
-    let sb = Sandbox::new();
-    sb.config("[embed]\nenabled = false\n");
-    let run_dir = sb.home.parent().unwrap().join("run");
-    let project = sb.home.join("work/ledger");
-    std::fs::create_dir_all(&project).unwrap();
-    let server = ModelServer::start(
-        &run_dir,
-        &json!({"steps": [
-            {"text": "Looking at the query first.", "tool": "run_commands", "input": {"commands": ["grep -rn tenant_id ."]}},
-            {"text": "The ledger query lost its tenant predicate in the join."},
-        ]}),
-    );
+    let l = Ledger::new();
+    let server = l.server("run_commands", json!({"commands": [LEDGER_COMMAND]}));
     let cline = agent_cli("cline");
-    let mut auth = sb.command_of(&cline);
+    let mut auth = l.sb.command_of(&cline);
     auth.args([
         "auth",
         "-p",
@@ -1700,66 +1631,21 @@ fn cline_cli_sessions_are_read_as_cline_writes_them() {
         "-b",
     ])
     .arg(format!("{}/v1", server.url));
-    let out = run_agent(auth, &run_dir, "cline-auth");
+    let out = run_agent(auth, &l.run_dir, "cline-auth");
     assert_eq!(
         out.code, 0,
         "cline auth failed\n{}\n{}",
         out.stdout, out.stderr
     );
-    let mut cmd = sb.command_of(&cline);
-    cmd.current_dir(&project)
-        .arg("Why does the ledger show rows of other tenants?");
-    let out = run_agent(cmd, &run_dir, "cline");
-    assert_eq!(
-        out.code, 0,
-        "cline failed\nstdout:\n{}\nstderr:\n{}",
-        out.stdout, out.stderr
-    );
-    assert!(out.stdout.contains("tenant predicate"), "{}", out.stdout);
-    let sessions = sb.home.join(".cline/data/sessions");
-    let ids: Vec<String> = std::fs::read_dir(&sessions)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(ids.len(), 1, "{ids:?}");
-    let id = &ids[0];
+    let mut cmd = l.sb.command_of(&cline);
+    cmd.arg(LEDGER_QUESTION);
+    l.run(cmd, "cline");
+    let folders = l.entries(".cline/data/sessions", |_| true);
+    assert_eq!(folders.len(), 1, "{folders:?}");
 
-    sb.ok(&["index"]);
-    let found = sb
-        .ok(&[
-            "recall",
-            "ledger tenant predicate join",
-            "--harness",
-            "cline",
-            "--json",
-        ])
-        .json();
-    assert_eq!(found["hits"][0]["session_id"], id.as_str(), "{found:#}");
-    let shown = sb.ok(&["show", id, "--json"]).json();
-    let texts: Vec<&str> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        texts,
-        vec![
-            "Why does the ledger show rows of other tenants?",
-            "Looking at the query first.",
-            "The ledger query lost its tenant predicate in the join.",
-        ],
-        "{shown:#}"
-    );
-    assert_eq!(
-        shown["commands"][0]["command"], "grep -rn tenant_id .",
-        "{shown:#}"
-    );
-    assert_eq!(
-        shown["project"]["dir"],
-        project.to_str().unwrap(),
-        "{shown:#}"
-    );
+    let (id, first) = l.assert_read("cline");
+    assert_eq!(id, folders[0]);
+    assert_eq!(first, LEDGER_QUESTION);
 }
 
 /// pi 0.73.1, with a provider of its own in `~/.pi/agent/models.json`, runs a
@@ -1767,19 +1653,9 @@ fn cline_cli_sessions_are_read_as_cline_writes_them() {
 /// session file; deja's reader of it, written only in TOML, indexes it.
 #[test]
 fn pi_sessions_are_read_as_pi_writes_them() {
-    let sb = Sandbox::new();
-    sb.config("[embed]\nenabled = false\n");
-    let run_dir = sb.home.parent().unwrap().join("run");
-    let project = sb.home.join("work/ledger");
-    std::fs::create_dir_all(&project).unwrap();
-    let server = ModelServer::start(
-        &run_dir,
-        &json!([
-            {"text": "Looking at the query first.", "tool": "bash", "input": {"command": "grep -rn tenant_id ."}},
-            {"text": "The ledger query lost its tenant predicate in the join."},
-        ]),
-    );
-    sb.write(
+    let l = Ledger::new();
+    let server = l.server("bash", json!({"command": LEDGER_COMMAND}));
+    l.sb.write(
         ".pi/agent/models.json",
         json!({"providers": {"mock": {
             "baseUrl": format!("{}/v1", server.url),
@@ -1789,63 +1665,20 @@ fn pi_sessions_are_read_as_pi_writes_them() {
         }}})
         .to_string(),
     );
-    let mut cmd = sb.command_of(&agent_cli("pi"));
-    cmd.current_dir(&project).env("PI_OFFLINE", "1").args([
+    let mut cmd = l.sb.command_of(&agent_cli("pi"));
+    cmd.env("PI_OFFLINE", "1").args([
         "-p",
         "--provider",
         "mock",
         "--model",
         "gpt-4o",
-        "Why does the ledger show rows of other tenants?",
+        LEDGER_QUESTION,
     ]);
-    let out = run_agent(cmd, &run_dir, "pi");
-    assert_eq!(
-        out.code, 0,
-        "pi failed\nstdout:\n{}\nstderr:\n{}",
-        out.stdout, out.stderr
-    );
-    assert!(out.stdout.contains("tenant predicate"), "{}", out.stdout);
+    l.run(cmd, "pi");
 
-    sb.ok(&["index"]);
-    let found = sb
-        .ok(&[
-            "recall",
-            "ledger tenant predicate join",
-            "--harness",
-            "pi",
-            "--json",
-        ])
-        .json();
-    let id = found["hits"][0]["session_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    assert_eq!(id.len(), 36, "{found:#}");
-    let shown = sb.ok(&["show", &id, "--json"]).json();
-    let texts: Vec<&str> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        texts,
-        vec![
-            "Why does the ledger show rows of other tenants?",
-            "Looking at the query first.",
-            "The ledger query lost its tenant predicate in the join.",
-        ],
-        "{shown:#}"
-    );
-    assert_eq!(
-        shown["commands"][0]["command"], "grep -rn tenant_id .",
-        "{shown:#}"
-    );
-    assert_eq!(
-        shown["project"]["dir"],
-        project.to_str().unwrap(),
-        "{shown:#}"
-    );
+    let (id, first) = l.assert_read("pi");
+    assert_eq!(id.len(), 36, "{id}");
+    assert_eq!(first, LEDGER_QUESTION);
 }
 
 /// Factory droid 0.225.2, with a model of the user's own in
@@ -1860,19 +1693,12 @@ fn droid_sessions_are_read_as_droid_writes_them() {
         "droid is not installed in {}; run scripts/fetch-clients first (Linux x64)",
         clients_dir().display()
     );
-    let sb = Sandbox::new();
-    sb.config("[embed]\nenabled = false\n");
-    let run_dir = sb.home.parent().unwrap().join("run");
-    let project = sb.home.join("work/ledger");
-    std::fs::create_dir_all(&project).unwrap();
-    let server = ModelServer::start(
-        &run_dir,
-        &json!([
-            {"text": "Looking at the query first.", "tool": "Execute", "input": {"command": "grep -rn tenant_id .", "riskLevel": "low", "riskLevelReason": "read only"}},
-            {"text": "The ledger query lost its tenant predicate in the join."},
-        ]),
+    let l = Ledger::new();
+    let server = l.server(
+        "Execute",
+        json!({"command": LEDGER_COMMAND, "riskLevel": "low", "riskLevelReason": "read only"}),
     );
-    sb.write(
+    l.sb.write(
         ".factory/settings.json",
         json!({"customModels": [{
             "model": "gpt-4o",
@@ -1884,65 +1710,20 @@ fn droid_sessions_are_read_as_droid_writes_them() {
         }]})
         .to_string(),
     );
-    let mut cmd = sb.command_of(&droid);
-    cmd.current_dir(&project).args([
+    let mut cmd = l.sb.command_of(&droid);
+    cmd.args([
         "exec",
         "--auto",
         "high",
         "-m",
         "custom:gpt-4o",
-        "Why does the ledger show rows of other tenants?",
+        LEDGER_QUESTION,
     ]);
-    let out = run_agent(cmd, &run_dir, "droid");
-    assert_eq!(
-        out.code, 0,
-        "droid failed\nstdout:\n{}\nstderr:\n{}",
-        out.stdout, out.stderr
-    );
-    assert!(out.stdout.contains("tenant predicate"), "{}", out.stdout);
+    l.run(cmd, "droid");
 
-    sb.ok(&["index"]);
-    let found = sb
-        .ok(&[
-            "recall",
-            "ledger tenant predicate join",
-            "--harness",
-            "droid",
-            "--json",
-        ])
-        .json();
-    let id = found["hits"][0]["session_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    assert_eq!(id.len(), 36, "{found:#}");
-    let shown = sb.ok(&["show", &id, "--json"]).json();
-    let texts: Vec<&str> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        texts,
-        vec![
-            "Why does the ledger show rows of other tenants?",
-            "Looking at the query first.",
-            "The ledger query lost its tenant predicate in the join.",
-        ],
-        "{shown:#}"
-    );
-    assert_eq!(
-        shown["commands"][0]["command"], "grep -rn tenant_id .",
-        "{shown:#}"
-    );
-    assert_eq!(
-        shown["project"]["dir"],
-        project.to_str().unwrap(),
-        "{shown:#}"
-    );
-    assert_eq!(
-        shown["title"], "Why does the ledger show rows of other tenants?",
-        "{shown:#}"
-    );
+    let (id, first) = l.assert_read("droid");
+    assert_eq!(id.len(), 36, "{id}");
+    assert_eq!(first, LEDGER_QUESTION);
+    let shown = l.sb.ok(&["show", &id, "--json"]).json();
+    assert_eq!(shown["title"], LEDGER_QUESTION, "{shown:#}");
 }

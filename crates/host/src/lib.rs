@@ -94,6 +94,16 @@ pub struct Description {
 }
 
 impl Description {
+    /// A context holding only this description, for the calls made without
+    /// one (describing the reader, detecting a file).
+    fn bare_context(&self) -> api::HostContext {
+        self.context(&api::HostContext {
+            home: api::RString::new(),
+            env: api::RVec::new(),
+            config_json: "{}".into(),
+        })
+    }
+
     /// `context` with this description in it, for the plugin that serves it.
     fn context(&self, context: &api::HostContext) -> api::HostContext {
         let mut context = context.clone();
@@ -320,13 +330,10 @@ impl Plugin {
     /// A failing or panicking detector counts as "not mine".
     pub fn detect(&self, path: &Path, head: &[u8]) -> u8 {
         let path = path.to_string_lossy();
-        let context = self.reader_description.as_ref().map(|d| {
-            d.context(&api::HostContext {
-                home: api::RString::new(),
-                env: api::RVec::new(),
-                config_json: "{}".into(),
-            })
-        });
+        let context = self
+            .reader_description
+            .as_ref()
+            .map(Description::bare_context);
         match self.module.detect(context.as_ref(), &path, head) {
             api::RResult::ROk(score) => score.min(100),
             api::RResult::RErr(_) => 0,
@@ -575,11 +582,7 @@ impl PluginHost {
         report.abi = Some(engine.abi);
         report.served_by = Some(engine.path.clone());
         let description = Description { origin, text };
-        let context = description.context(&api::HostContext {
-            home: api::RString::new(),
-            env: api::RVec::new(),
-            config_json: "{}".into(),
-        });
+        let context = description.bare_context();
         match engine.module.describe_in(&context).into_result() {
             Err(e) => {
                 report.status = Status::Invalid(e.message.into_string());

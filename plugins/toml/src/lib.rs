@@ -33,6 +33,9 @@ use deja_plugin_api::{
     DescriptionFile, Descriptions, Discovery, HostContext, ParseOutput, ParseRequest, PluginError,
     PluginInfo, RVec, ResumeAdvice, ResumeRequest, DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
 };
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
 use sha2::{Digest, Sha256};
 
 use crate::description::Description;
@@ -51,8 +54,13 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("zed.toml", include_str!("../readers/zed.toml")),
 ];
 
-/// The description the host handed over in `context`.
-fn described(context: &HostContext) -> Result<(Description, String), PluginError> {
+/// Descriptions already read, by origin and text.
+type Read = HashMap<(String, String), Arc<Description>>;
+
+/// The description the host handed over in `context`, read once per text
+/// and origin: the host calls the plugin for every file it detects or
+/// parses, with the same few descriptions.
+fn described(context: &HostContext) -> Result<(Arc<Description>, String), PluginError> {
     let text = context.env(DESCRIPTION_VAR).ok_or_else(|| {
         PluginError::config(
             "the TOML reader was called without a reader description (it needs a deja with plugin ABI 1.1)",
@@ -62,8 +70,23 @@ fn described(context: &HostContext) -> Result<(Description, String), PluginError
         .env(DESCRIPTION_PATH_VAR)
         .unwrap_or("(a reader description)")
         .to_string();
-    let d = description::parse(&origin, text).map_err(|e| PluginError::config(e.to_string()))?;
-    Ok((d, text.to_string()))
+    static READ: OnceLock<Mutex<Read>> = OnceLock::new();
+    let cache = READ.get_or_init(|| Mutex::new(HashMap::new()));
+    let key = (origin, text.to_string());
+    if let Some(d) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok((d, key.1));
+    }
+    let d =
+        Arc::new(description::parse(&key.0, text).map_err(|e| PluginError::config(e.to_string()))?);
+    if let Ok(mut c) = cache.lock() {
+        // A handful of descriptions in a process; a bound keeps a caller that
+        // keeps changing them (an editor's check loop) from growing it.
+        if c.len() >= 64 {
+            c.clear();
+        }
+        c.insert(key.clone(), Arc::clone(&d));
+    }
+    Ok((d, key.1))
 }
 
 /// The reader's version: the description's own, and a short hash of its

@@ -4,33 +4,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+
 use std::path::Path;
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{
-    EnvVar, FileAction, HostContext, ROption, Reader, Role, DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
-};
-use deja_plugin_toml::{TomlReader, BUILTIN};
+use deja_plugin_api::{FileAction, HostContext, ROption, Reader, Role};
+use deja_plugin_toml::TomlReader;
 
 const ID: &str = "1796000000000_ab12c";
 
 fn context(home: &Path, env: &[(&str, &str)]) -> HostContext {
-    let text = BUILTIN
-        .iter()
-        .find(|(name, _)| *name == "cline.toml")
-        .map(|(_, text)| *text)
-        .unwrap();
-    let mut c = testing::context(home, &[], "{}");
-    for (k, v) in env.iter().copied().chain([
-        (DESCRIPTION_VAR, text),
-        (DESCRIPTION_PATH_VAR, "cline.toml"),
-    ]) {
-        c.env.push(EnvVar {
-            key: k.into(),
-            value: v.into(),
-        });
-    }
-    c
+    common::context("cline.toml", home, env)
 }
 
 #[test]
@@ -47,11 +32,7 @@ fn a_session_is_its_typed_text_answers_commands_and_patched_files() {
         s.project.dir.as_ref().map(|d| d.as_str()),
         ROption::RSome("/home/me/shop")
     );
-    let messages: Vec<(Role, &str)> = s
-        .messages
-        .iter()
-        .map(|m| (m.role, m.text.as_str()))
-        .collect();
+    let messages = common::messages(s);
     // Tool results sent as user messages are not what the user typed.
     assert_eq!(
         messages,
@@ -73,11 +54,7 @@ fn a_session_is_its_typed_text_answers_commands_and_patched_files() {
         commands,
         vec!["rg -n tenant_id reports/", "git log -1 --oneline"]
     );
-    let files: Vec<(&str, FileAction)> = s
-        .files
-        .iter()
-        .map(|f| (f.path.as_str(), f.action))
-        .collect();
+    let files = common::files(s);
     assert_eq!(
         files,
         vec![

@@ -4,32 +4,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use deja_plugin_api::testing;
 use deja_plugin_api::{
-    EnvVar, FileAction, HostContext, ParseOutput, ROption, RStr, Reader, ResumeAdvice,
-    ResumeRequest, Role, DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
+    FileAction, HostContext, ParseOutput, ROption, RStr, Reader, ResumeAdvice, ResumeRequest, Role,
 };
-use deja_plugin_toml::{TomlReader, BUILTIN};
+use deja_plugin_toml::TomlReader;
 
 fn context(home: &Path, env: &[(&str, &str)]) -> HostContext {
-    let text = BUILTIN
-        .iter()
-        .find(|(name, _)| *name == "continue.toml")
-        .map(|(_, text)| *text)
-        .unwrap();
-    let mut c = testing::context(home, &[], "{}");
-    for (k, v) in env.iter().copied().chain([
-        (DESCRIPTION_VAR, text),
-        (DESCRIPTION_PATH_VAR, "continue.toml"),
-    ]) {
-        c.env.push(EnvVar {
-            key: k.into(),
-            value: v.into(),
-        });
-    }
-    c
+    common::context("continue.toml", home, env)
 }
 
 fn golden(rel: &str) -> PathBuf {
@@ -59,11 +45,7 @@ fn a_session_the_continue_cli_wrote_reads_as_typed_and_answered() {
     );
     // "Untitled Session" is Continue's placeholder.
     assert_eq!(s.title, ROption::RNone);
-    let messages: Vec<(Role, &str)> = s
-        .messages
-        .iter()
-        .map(|m| (m.role, m.text.as_str()))
-        .collect();
+    let messages = common::messages(s);
     assert_eq!(
         messages,
         vec![
@@ -94,11 +76,7 @@ fn content_parts_tool_states_and_file_uris() {
         ROption::RSome("Tenant filter in the invoices export")
     );
     // The image part, the thinking and the tool result are not messages.
-    let messages: Vec<(Role, &str)> = s
-        .messages
-        .iter()
-        .map(|m| (m.role, m.text.as_str()))
-        .collect();
+    let messages = common::messages(s);
     assert_eq!(
         messages,
         vec![
@@ -113,11 +91,7 @@ fn content_parts_tool_states_and_file_uris() {
             ),
         ]
     );
-    let files: Vec<(&str, FileAction)> = s
-        .files
-        .iter()
-        .map(|f| (f.path.as_str(), f.action))
-        .collect();
+    let files = common::files(s);
     assert_eq!(
         files,
         vec![

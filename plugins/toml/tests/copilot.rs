@@ -4,34 +4,20 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+
 use std::path::Path;
 
 use deja_plugin_api::testing;
 use deja_plugin_api::{
-    EnvVar, FileAction, HostContext, ROption, RStr, Reader, ResumeAdvice, ResumeRequest, Role,
-    DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
+    FileAction, HostContext, ROption, RStr, Reader, ResumeAdvice, ResumeRequest, Role,
 };
-use deja_plugin_toml::{TomlReader, BUILTIN};
+use deja_plugin_toml::TomlReader;
 
 const ID: &str = "7c1e2f90-1b2c-4d5e-8f90-a1b2c3d4e5f6";
 
 fn context(home: &Path, env: &[(&str, &str)]) -> HostContext {
-    let text = BUILTIN
-        .iter()
-        .find(|(name, _)| *name == "copilot.toml")
-        .map(|(_, text)| *text)
-        .unwrap();
-    let mut c = testing::context(home, &[], "{}");
-    for (k, v) in env.iter().copied().chain([
-        (DESCRIPTION_VAR, text),
-        (DESCRIPTION_PATH_VAR, "copilot.toml"),
-    ]) {
-        c.env.push(EnvVar {
-            key: k.into(),
-            value: v.into(),
-        });
-    }
-    c
+    common::context("copilot.toml", home, env)
 }
 
 #[test]
@@ -45,11 +31,7 @@ fn a_session_is_what_was_typed_and_answered_across_a_resume() {
         s.project.dir.as_ref().map(|d| d.as_str()),
         ROption::RSome("/home/me/shop")
     );
-    let messages: Vec<(Role, &str)> = s
-        .messages
-        .iter()
-        .map(|m| (m.role, m.text.as_str()))
-        .collect();
+    let messages = common::messages(s);
     // The reminder, attachments and repeated request are gone; the system
     // message, reasoning, empty content and the torn last line are not messages.
     assert_eq!(
@@ -75,11 +57,7 @@ fn a_session_is_what_was_typed_and_answered_across_a_resume() {
     assert_eq!(s.started_at_ms, 1_795_165_200_000);
     assert_eq!(s.updated_at_ms, 1_795_255_204_000);
     assert_eq!(s.commands[0].command.as_str(), "rg -n tenant_id reports/");
-    let files: Vec<(&str, FileAction)> = s
-        .files
-        .iter()
-        .map(|f| (f.path.as_str(), f.action))
-        .collect();
+    let files = common::files(s);
     assert_eq!(
         files,
         vec![

@@ -4,28 +4,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{
-    EnvVar, HostContext, ParseRequest, ROption, Reader, Role, DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
-};
-use deja_plugin_toml::{TomlReader, BUILTIN};
+use deja_plugin_api::{HostContext, ParseRequest, ROption, Reader, Role};
+use deja_plugin_toml::TomlReader;
 use rusqlite::Connection;
 
 fn context(home: &Path, env: &[(&str, &str)]) -> HostContext {
-    let text = BUILTIN.iter().find(|(n, _)| *n == "crush.toml").unwrap().1;
-    let mut c = testing::context(home, &[], "{}");
-    for (k, v) in env.iter().copied().chain([
-        (DESCRIPTION_VAR, text),
-        (DESCRIPTION_PATH_VAR, "crush.toml"),
-    ]) {
-        c.env.push(EnvVar {
-            key: k.into(),
-            value: v.into(),
-        });
-    }
-    c
+    common::context("crush.toml", home, env)
 }
 
 /// The real database copied into `<dir>/exabgp/.crush/`, its log beside it.

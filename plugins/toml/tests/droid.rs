@@ -4,27 +4,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+
 use std::path::Path;
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{
-    EnvVar, FileAction, HostContext, ROption, Reader, Role, DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
-};
-use deja_plugin_toml::{TomlReader, BUILTIN};
+use deja_plugin_api::{FileAction, HostContext, ROption, Reader, Role};
+use deja_plugin_toml::TomlReader;
 
 fn context(home: &Path) -> HostContext {
-    let text = BUILTIN.iter().find(|(n, _)| *n == "droid.toml").unwrap().1;
-    let mut c = testing::context(home, &[], "{}");
-    for (k, v) in [
-        (DESCRIPTION_VAR, text),
-        (DESCRIPTION_PATH_VAR, "droid.toml"),
-    ] {
-        c.env.push(EnvVar {
-            key: k.into(),
-            value: v.into(),
-        });
-    }
-    c
+    common::context("droid.toml", home, &[])
 }
 
 #[test]
@@ -41,11 +30,7 @@ fn a_session_is_typed_text_and_answers_without_droids_own_context() {
         s.project.dir.as_ref().map(|d| d.as_str()),
         ROption::RSome("/home/me/shop")
     );
-    let messages: Vec<(Role, &str)> = s
-        .messages
-        .iter()
-        .map(|m| (m.role, m.text.as_str()))
-        .collect();
+    let messages = common::messages(s);
     assert_eq!(
         messages,
         vec![
@@ -58,11 +43,7 @@ fn a_session_is_typed_text_and_answers_without_droids_own_context() {
         ]
     );
     assert_eq!(s.commands[0].command.as_str(), "rg -n tenant_id reports/");
-    let files: Vec<(&str, FileAction)> = s
-        .files
-        .iter()
-        .map(|f| (f.path.as_str(), f.action))
-        .collect();
+    let files = common::files(s);
     assert_eq!(
         files,
         vec![

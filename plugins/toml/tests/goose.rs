@@ -5,29 +5,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{
-    EnvVar, FileAction, HostContext, ParseOutput, ROption, Reader, Role, DESCRIPTION_PATH_VAR,
-    DESCRIPTION_VAR,
-};
-use deja_plugin_toml::{TomlReader, BUILTIN};
+use deja_plugin_api::{FileAction, HostContext, ParseOutput, ROption, Reader, Role};
+use deja_plugin_toml::TomlReader;
 use rusqlite::Connection;
 
 fn context(home: &Path, env: &[(&str, &str)]) -> HostContext {
-    let text = BUILTIN.iter().find(|(n, _)| *n == "goose.toml").unwrap().1;
-    let mut c = testing::context(home, &[], "{}");
-    for (k, v) in env.iter().copied().chain([
-        (DESCRIPTION_VAR, text),
-        (DESCRIPTION_PATH_VAR, "goose.toml"),
-    ]) {
-        c.env.push(EnvVar {
-            key: k.into(),
-            value: v.into(),
-        });
-    }
-    c
+    common::context("goose.toml", home, env)
 }
 
 fn parse(db: &Path) -> ParseOutput {
@@ -72,11 +60,7 @@ fn a_session_is_what_the_user_saw_with_shell_and_editor_records() {
         ROption::RSome("/home/me/shop")
     );
     assert_eq!(s.started_at_ms, 1_795_514_400_000);
-    let messages: Vec<(Role, &str)> = s
-        .messages
-        .iter()
-        .map(|m| (m.role, m.text.as_str()))
-        .collect();
+    let messages = common::messages(s);
     assert_eq!(
         messages,
         vec![
@@ -89,11 +73,7 @@ fn a_session_is_what_the_user_saw_with_shell_and_editor_records() {
         ]
     );
     assert_eq!(s.commands[0].command.as_str(), "rg -n tenant_id reports/");
-    let files: Vec<(&str, FileAction)> = s
-        .files
-        .iter()
-        .map(|f| (f.path.as_str(), f.action))
-        .collect();
+    let files = common::files(s);
     assert_eq!(
         files,
         vec![

@@ -5,32 +5,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+
 use std::path::Path;
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{
-    EnvVar, FileAction, HostContext, ROption, Reader, Role, DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
-};
-use deja_plugin_toml::{TomlReader, BUILTIN};
+use deja_plugin_api::{FileAction, HostContext, ROption, Reader, Role};
+use deja_plugin_toml::TomlReader;
 
 fn context(home: &Path, env: &[(&str, &str)]) -> HostContext {
-    let text = BUILTIN
-        .iter()
-        .find(|(name, _)| *name == "kilo.toml")
-        .map(|(_, text)| *text)
-        .unwrap();
-    let mut c = testing::context(home, &[], "{}");
-    for (k, v) in env
-        .iter()
-        .copied()
-        .chain([(DESCRIPTION_VAR, text), (DESCRIPTION_PATH_VAR, "kilo.toml")])
-    {
-        c.env.push(EnvVar {
-            key: k.into(),
-            value: v.into(),
-        });
-    }
-    c
+    common::context("kilo.toml", home, env)
 }
 
 #[test]
@@ -46,11 +30,7 @@ fn a_database_kilo_wrote_reads_as_its_one_session() {
         s.project.dir.as_ref().map(|d| d.as_str()),
         ROption::RSome("/tmp/kilo/proj")
     );
-    let messages: Vec<(Role, &str)> = s
-        .messages
-        .iter()
-        .map(|m| (m.role, m.text.as_str()))
-        .collect();
+    let messages = common::messages(s);
     assert_eq!(
         messages,
         vec![
@@ -66,11 +46,7 @@ fn a_database_kilo_wrote_reads_as_its_one_session() {
         ]
     );
     assert_eq!(s.commands[0].command.as_str(), "ls -la");
-    let files: Vec<(&str, FileAction)> = s
-        .files
-        .iter()
-        .map(|f| (f.path.as_str(), f.action))
-        .collect();
+    let files = common::files(s);
     assert_eq!(
         files,
         vec![

@@ -5,42 +5,21 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use deja_plugin_api::testing;
 use deja_plugin_api::{
-    CommandOrigin, EnvVar, FileAction, HostContext, ParseOutput, ParseRequest, ROption, RStr,
-    Reader, ResumeAdvice, ResumeRequest, Role, DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
+    CommandOrigin, FileAction, HostContext, ParseOutput, ParseRequest, ROption, RStr, Reader,
+    ResumeAdvice, ResumeRequest, Role,
 };
 use deja_plugin_toml::{TomlReader, BUILTIN};
 use rusqlite::Connection;
 
-fn description() -> &'static str {
-    BUILTIN
-        .iter()
-        .find(|(name, _)| *name == "opencode.toml")
-        .map(|(_, text)| *text)
-        .unwrap()
-}
-
 /// A context with the OpenCode description, `home` and exactly `env`.
 fn context(home: &Path, env: &[(&str, &str)]) -> HostContext {
-    let mut c = testing::context(home, &[], "{}");
-    for (k, v) in env {
-        c.env.push(EnvVar {
-            key: (*k).into(),
-            value: (*v).into(),
-        });
-    }
-    c.env.push(EnvVar {
-        key: DESCRIPTION_VAR.into(),
-        value: description().into(),
-    });
-    c.env.push(EnvVar {
-        key: DESCRIPTION_PATH_VAR.into(),
-        value: "opencode.toml".into(),
-    });
-    c
+    common::context("opencode.toml", home, env)
 }
 
 fn golden() -> PathBuf {
@@ -141,11 +120,7 @@ fn a_session_is_its_typed_text_and_answers_with_commands_and_files() {
         vec![("grep -rn tenant_id src/orders.sql", CommandOrigin::Agent)]
     );
     // A relative path is resolved against the session's folder.
-    let files: Vec<(&str, FileAction)> = s
-        .files
-        .iter()
-        .map(|f| (f.path.as_str(), f.action))
-        .collect();
+    let files = common::files(s);
     assert_eq!(
         files,
         vec![
@@ -251,11 +226,7 @@ fn a_database_opencode_wrote_reads_as_its_one_session() {
         ]
     );
     assert_eq!(s.commands[0].command.as_str(), "ls -la");
-    let files: Vec<(&str, FileAction)> = s
-        .files
-        .iter()
-        .map(|f| (f.path.as_str(), f.action))
-        .collect();
+    let files = common::files(s);
     assert_eq!(
         files,
         vec![

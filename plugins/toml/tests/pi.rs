@@ -4,33 +4,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{
-    CommandOrigin, EnvVar, FileAction, HostContext, ParseOutput, ROption, Reader, Role,
-    DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
-};
-use deja_plugin_toml::{TomlReader, BUILTIN};
+use deja_plugin_api::{CommandOrigin, FileAction, HostContext, ParseOutput, ROption, Reader, Role};
+use deja_plugin_toml::TomlReader;
 
 fn context(home: &Path, env: &[(&str, &str)]) -> HostContext {
-    let text = BUILTIN
-        .iter()
-        .find(|(name, _)| *name == "pi.toml")
-        .map(|(_, text)| *text)
-        .unwrap();
-    let mut c = testing::context(home, &[], "{}");
-    for (k, v) in env
-        .iter()
-        .copied()
-        .chain([(DESCRIPTION_VAR, text), (DESCRIPTION_PATH_VAR, "pi.toml")])
-    {
-        c.env.push(EnvVar {
-            key: k.into(),
-            value: v.into(),
-        });
-    }
-    c
+    common::context("pi.toml", home, env)
 }
 
 fn only_file(dir: &Path) -> PathBuf {
@@ -53,11 +36,7 @@ fn a_session_pi_wrote_reads_as_typed_and_answered() {
         s.project.dir.as_ref().map(|d| d.as_str()),
         ROption::RSome("/tmp/pi/proj")
     );
-    let messages: Vec<(Role, &str)> = s
-        .messages
-        .iter()
-        .map(|m| (m.role, m.text.as_str()))
-        .collect();
+    let messages = common::messages(s);
     assert_eq!(
         messages,
         vec![
@@ -70,11 +49,7 @@ fn a_session_pi_wrote_reads_as_typed_and_answered() {
         ]
     );
     assert_eq!(s.commands[0].command.as_str(), "ls -la");
-    let files: Vec<(&str, FileAction)> = s
-        .files
-        .iter()
-        .map(|f| (f.path.as_str(), f.action))
-        .collect();
+    let files = common::files(s);
     assert_eq!(
         files,
         vec![
@@ -93,11 +68,7 @@ fn forks_user_commands_thinking_and_tool_results() {
         s.parent_id.as_ref().map(|p| p.as_str()),
         ROption::RSome("9a8b7c6d-1111-4222-8333-444455556666")
     );
-    let messages: Vec<(Role, &str)> = s
-        .messages
-        .iter()
-        .map(|m| (m.role, m.text.as_str()))
-        .collect();
+    let messages = common::messages(s);
     assert_eq!(
         messages,
         vec![
@@ -118,11 +89,7 @@ fn forks_user_commands_thinking_and_tool_results() {
         commands,
         vec![("psql -c 'select count(*) from orders'", CommandOrigin::User)]
     );
-    let files: Vec<(&str, FileAction)> = s
-        .files
-        .iter()
-        .map(|f| (f.path.as_str(), f.action))
-        .collect();
+    let files = common::files(s);
     assert_eq!(
         files,
         vec![

@@ -5,24 +5,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+
 use std::path::Path;
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{EnvVar, HostContext, ROption, Role, DESCRIPTION_PATH_VAR, DESCRIPTION_VAR};
-use deja_plugin_toml::{TomlReader, BUILTIN};
+use deja_plugin_api::{HostContext, ROption, Role};
+use deja_plugin_toml::TomlReader;
 use rusqlite::{params, Connection};
 use serde_json::json;
 
 fn context(home: &Path) -> HostContext {
-    let text = BUILTIN.iter().find(|(n, _)| *n == "zed.toml").unwrap().1;
-    let mut c = testing::context(home, &[], "{}");
-    for (k, v) in [(DESCRIPTION_VAR, text), (DESCRIPTION_PATH_VAR, "zed.toml")] {
-        c.env.push(EnvVar {
-            key: k.into(),
-            value: v.into(),
-        });
-    }
-    c
+    common::context("zed.toml", home, &[])
 }
 
 /// Zed's `threads` table, as a real `threads.db` has it.
@@ -88,11 +82,7 @@ fn compressed_and_plain_threads_read_as_their_messages() {
         ROption::RSome("/home/me/shop")
     );
     assert_eq!(s.started_at_ms, 1_795_514_400_000);
-    let messages: Vec<(Role, &str)> = s
-        .messages
-        .iter()
-        .map(|m| (m.role, m.text.as_str()))
-        .collect();
+    let messages = common::messages(s);
     // Not the mention's file contents, the thinking or the tool's output.
     assert_eq!(
         messages,

@@ -1,0 +1,51 @@
+//! Helpers shared by the tests of the readers written in TOML: a host
+//! context holding one built-in description, and a session's messages and
+//! file records as plain pairs to compare.
+
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::path::Path;
+
+use deja_plugin_api::testing;
+use deja_plugin_api::{
+    EnvVar, FileAction, HostContext, Role, Session, DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
+};
+use deja_plugin_toml::BUILTIN;
+
+/// A context with `home`, exactly the variables `env`, and the built-in
+/// description `name` (`opencode.toml`, ...) as the host hands it over.
+pub fn context(name: &str, home: &Path, env: &[(&str, &str)]) -> HostContext {
+    let text = BUILTIN
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+        .unwrap_or_else(|| panic!("no built-in description {name}"));
+    let mut c = testing::context(home, &[], "{}");
+    for (key, value) in env
+        .iter()
+        .copied()
+        .chain([(DESCRIPTION_VAR, text), (DESCRIPTION_PATH_VAR, name)])
+    {
+        c.env.push(EnvVar {
+            key: key.into(),
+            value: value.into(),
+        });
+    }
+    c
+}
+
+/// The session's messages as (role, text).
+pub fn messages(s: &Session) -> Vec<(Role, &str)> {
+    s.messages
+        .iter()
+        .map(|m| (m.role, m.text.as_str()))
+        .collect()
+}
+
+/// The session's file records as (path, action).
+pub fn files(s: &Session) -> Vec<(&str, FileAction)> {
+    s.files
+        .iter()
+        .map(|f| (f.path.as_str(), f.action))
+        .collect()
+}

@@ -1,6 +1,7 @@
 //! Readers written in TOML: the one built in (OpenCode), one a user drops in
 //! their plugin folder, a broken one, and a plugin built for ABI 1.0 beside
-//! them, all through the real binary.
+//! them; real Amp, Cursor and VS Code chat files where those harnesses keep
+//! them; all through the real binary.
 
 use serde_json::Value;
 
@@ -93,7 +94,7 @@ fn the_opencode_reader_is_built_in_and_written_only_in_toml() {
         .expect("the TOML reader plugin");
     assert_eq!(engine["harness"], Value::Null);
     assert!(
-        engine["note"].as_str().unwrap().contains("10 built in"),
+        engine["note"].as_str().unwrap().contains("13 built in"),
         "{engine:#}"
     );
     // The README's example is the built-in reader, word for word.
@@ -271,4 +272,78 @@ fn a_message_only_in_the_write_ahead_log_is_indexed_on_the_next_run() {
     assert_eq!(hits["hits"][0]["session_id"], "ses_basic", "{hits:#}");
     assert_eq!(sb.index()["transcripts"]["changed"], 0);
     drop(writer);
+}
+
+/// Copies the files below `fixtures/golden/<from>` to `<home>/<to>`.
+fn place(sb: &Sandbox, from: &str, to: &str) {
+    let base = repo().join("fixtures/golden").join(from);
+    let mut stack = vec![base.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if !path.ends_with("SOURCES.md") && !path.to_string_lossy().contains("LICENSE") {
+                let rel = path
+                    .strip_prefix(&base)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                sb.write(&format!("{to}/{rel}"), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+}
+
+#[test]
+fn real_amp_cursor_and_vs_code_chat_files_index_and_recall_where_the_harnesses_keep_them() {
+    let sb = Sandbox::new();
+    place(&sb, "amp", ".local/share/amp");
+    place(&sb, "cursor", ".cursor");
+    place(&sb, "copilot-chat/User", ".config/Code/User");
+    let report = sb.index();
+    assert_eq!(report["sessions"]["added"], 5, "{report:#}");
+    let count = |harness: &str| {
+        sb.ok(&["sessions", "--harness", harness, "--json"]).json()["sessions"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    assert_eq!(
+        (count("amp"), count("cursor"), count("copilot-chat")),
+        (2, 1, 2)
+    );
+
+    let first = |query: &str| {
+        let hits = sb.ok(&["recall", query, "--json"]).json();
+        hits["hits"][0]["session_id"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert_eq!(
+        first("plan for a random joke command line tool"),
+        "T-019ca1ce-3ae2-7686-a41e-ccc078837f8a"
+    );
+    assert_eq!(first("HBO shows from the 90s"), "cursor-session-simple");
+    assert_eq!(
+        first("joke about 7sadfh32u23gdaWF"),
+        "7de89a80-6d93-43e7-be0a-0a9afe980198"
+    );
+
+    let shown = sb
+        .ok(&["show", "7de89a80-6d93-43e7-be0a-0a9afe980198", "--json"])
+        .json();
+    assert_eq!(shown["messages"].as_array().unwrap().len(), 4, "{shown:#}");
+    assert_eq!(
+        shown["project"]["dir"],
+        "/Users/svarlamov/projects/testing-git"
+    );
+    let resume = sb
+        .ok(&["resume", "T-019ca1f6-7f21-77b5-a308-65416ebbdf48"])
+        .stdout;
+    assert!(
+        resume.contains("amp threads continue T-019ca1f6-7f21-77b5-a308-65416ebbdf48"),
+        "{resume}"
+    );
 }

@@ -28,8 +28,10 @@ pub struct Description {
     /// The session's fields.
     #[serde(default)]
     pub session: SessionFields,
-    /// Which records are messages, and their fields.
-    pub message: MessageFields,
+    /// Which records are messages, and their fields: one `[message]`
+    /// table, or several `[[message]]` rules when one record holds more
+    /// than one message (a request and its answer).
+    pub message: MessageRules,
     /// Tool calls that become command and file records.
     #[serde(default)]
     pub tools: Vec<Tool>,
@@ -94,6 +96,11 @@ pub struct Files {
     pub exclude: Vec<Glob>,
     /// How many folder levels below a root are walked (default 6).
     pub depth: Option<usize>,
+    /// Extensions in order of preference: of the transcripts in one folder
+    /// that differ only in one of these extensions, only the first is read
+    /// (`["jsonl", "json"]`: a session a harness rewrote in a newer format).
+    #[serde(default)]
+    pub prefer: Vec<String>,
     /// The folder a harness keeps inside each project (`.crush`): it is a
     /// root in every project folder deja knows from other sessions, and in
     /// the usual code folders under home (two levels deep).
@@ -180,7 +187,7 @@ pub struct Detect {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
-    /// `jsonl`, `json` or `sqlite`.
+    /// `jsonl`, `json`, `json-log` or `sqlite`.
     pub kind: Kind,
     /// jsonl and json: how records form sessions: `file` (one session per
     /// file, the default) or a pointer to the field whose value names the
@@ -222,6 +229,15 @@ pub enum Kind {
     Json,
     /// A SQLite database, read read-only.
     Sqlite,
+    /// A JSON document written as a log of changes, one JSON value a line
+    /// (VS Code's chat sessions): a first line `{"kind": 0, "v": document}`,
+    /// then `{"kind": 1, "k": path, "v": value}` (set), `{"kind": 2, "k":
+    /// path, "v": [items], "i": n}` (cut the array at `k` to `n` items, then
+    /// append) and `{"kind": 3, "k": path}` (delete); the document the log
+    /// ends with is read as a `json` source is. A file that is one JSON
+    /// document (the format before the log) is read as that document.
+    #[serde(rename = "json-log")]
+    JsonLog,
 }
 
 /// How records group into sessions.
@@ -289,6 +305,24 @@ pub enum Field {
     /// for harnesses that keep their files inside the project
     /// (`<project>/.crush/crush.db`: 2).
     FolderOfFile(usize),
+    /// The first group of `pattern` in the transcript's path (written with
+    /// `/` on every OS); with `slug`, the group is a folder's path written
+    /// with `-` for `/` and `.` (`Users-me-my-app`), and the value is the
+    /// folder on this machine it names (none when there is no such folder).
+    InPath {
+        /// A regular expression with one group.
+        pattern: Pattern,
+        /// Whether the group is a slug to find again on this machine.
+        slug: bool,
+    },
+    /// The string at `at` in a JSON file beside the transcript (`file` is
+    /// relative to the transcript's folder: `../workspace.json`).
+    InFile {
+        /// The file, relative to the transcript's folder.
+        file: String,
+        /// Where the string is in it.
+        at: Pointer,
+    },
 }
 
 impl<'de> Deserialize<'de> for Field {
@@ -297,44 +331,74 @@ impl<'de> Deserialize<'de> for Field {
         #[serde(untagged)]
         enum Raw {
             At(String),
-            Capture { at: String, pattern: String },
-            Folder { folder_of_file: usize },
+            Capture {
+                at: String,
+                pattern: String,
+            },
+            InFile {
+                file: String,
+                at: String,
+            },
+            Folder {
+                folder_of_file: usize,
+            },
+            InPath {
+                path: String,
+                #[serde(default)]
+                slug: bool,
+            },
         }
         let raw = Raw::deserialize(d).map_err(|_| {
             de::Error::custom(
-                "expected a JSON pointer (\"/a/b\"), { at = \"/a/b\", pattern = \"...(group)...\" } or { folder_of_file = N }",
+                "expected a JSON pointer (\"/a/b\"), { at = \"/a/b\", pattern = \"...(group)...\" }, { file = \"../f.json\", at = \"/a\" }, { folder_of_file = N } or { path = \"...(group)...\", slug = true }",
             )
         })?;
+        let grouped = |pattern: &str| {
+            let regex = regex::Regex::new(pattern).map_err(|e| {
+                de::Error::custom(format!("invalid regular expression `{pattern}`: {e}"))
+            })?;
+            if regex.captures_len() < 2 {
+                return Err(de::Error::custom(format!(
+                    "the pattern `{pattern}` needs a group `( )` around the value"
+                )));
+            }
+            Ok(Pattern(regex))
+        };
         match raw {
             Raw::Folder { folder_of_file } if folder_of_file == 0 || folder_of_file > 16 => Err(
                 de::Error::custom("`folder_of_file` counts folders above the file: 1 to 16"),
             ),
             Raw::Folder { folder_of_file } => Ok(Field::FolderOfFile(folder_of_file)),
             Raw::At(p) => Pointer::parse(&p).map(Field::At).map_err(de::Error::custom),
-            Raw::Capture { at, pattern } => {
-                let at = Pointer::parse(&at).map_err(de::Error::custom)?;
-                let regex = regex::Regex::new(&pattern).map_err(|e| {
-                    de::Error::custom(format!("invalid regular expression `{pattern}`: {e}"))
-                })?;
-                if regex.captures_len() < 2 {
-                    return Err(de::Error::custom(format!(
-                        "the pattern `{pattern}` needs a group `( )` around the value"
-                    )));
-                }
-                Ok(Field::Capture {
-                    at,
-                    pattern: Pattern(regex),
-                })
+            Raw::Capture { at, pattern } => Ok(Field::Capture {
+                at: Pointer::parse(&at).map_err(de::Error::custom)?,
+                pattern: grouped(&pattern)?,
+            }),
+            Raw::InFile { file, .. }
+                if file.is_empty() || std::path::Path::new(&file).is_absolute() =>
+            {
+                Err(de::Error::custom(format!(
+                    "`file` is a path relative to the transcript's folder, not `{file}`"
+                )))
             }
+            Raw::InFile { file, at } => Ok(Field::InFile {
+                file,
+                at: Pointer::parse(&at).map_err(de::Error::custom)?,
+            }),
+            Raw::InPath { path, slug } => Ok(Field::InPath {
+                pattern: grouped(&path)?,
+                slug,
+            }),
         }
     }
 }
 
 impl Field {
-    /// Its value in `record` (none for [`Field::FolderOfFile`], which is not in records).
+    /// Its value in `record` (none for the fields taken from the
+    /// transcript's place, which are not in records: see [`crate::place`]).
     pub fn string(&self, record: &serde_json::Value) -> Option<String> {
         match self {
-            Field::FolderOfFile(_) => None,
+            Field::FolderOfFile(_) | Field::InPath { .. } | Field::InFile { .. } => None,
             Field::At(p) => p.string(record),
             Field::Capture { at, pattern } => {
                 let text = at.string(record)?;
@@ -374,6 +438,48 @@ impl<'de> Deserialize<'de> for Pattern {
     }
 }
 
+/// The message rules: each record yields one message for every rule it
+/// matches, in the rules' order.
+#[derive(Debug)]
+pub struct MessageRules(pub Vec<MessageFields>);
+
+impl std::ops::Deref for MessageRules {
+    type Target = [MessageFields];
+    fn deref(&self) -> &[MessageFields] {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for MessageRules {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Rules;
+        impl<'de> de::Visitor<'de> for Rules {
+            type Value = MessageRules;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a `[message]` table or `[[message]]` tables")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<MessageRules, A::Error> {
+                MessageFields::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(|m| MessageRules(vec![m]))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<MessageRules, A::Error> {
+                let mut rules = Vec::new();
+                while let Some(rule) = seq.next_element::<MessageFields>()? {
+                    rules.push(rule);
+                }
+                if rules.is_empty() {
+                    return Err(de::Error::custom("at least one message rule is needed"));
+                }
+                Ok(MessageRules(rules))
+            }
+        }
+        d.deserialize_any(Rules)
+    }
+}
+
 /// `[message]`: which records are messages.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -385,8 +491,9 @@ pub struct MessageFields {
     /// reasoning), even when they match `when`.
     #[serde(default)]
     pub skip: Vec<Condition>,
-    /// Who wrote it.
-    pub role: Pointer,
+    /// Who wrote it: a pointer to the harness's value (see `roles`), or
+    /// `user` or `assistant` for every record the rule matches.
+    pub role: RoleField,
     /// The harness's values for each role (default: `user` and `assistant`).
     #[serde(default)]
     pub roles: Roles,
@@ -404,6 +511,37 @@ pub struct MessageFields {
     /// The harness's message id; consecutive records with the same id are
     /// one message (their texts joined).
     pub id: Option<Pointer>,
+}
+
+/// Where a message's role comes from.
+#[derive(Debug, Clone)]
+pub enum RoleField {
+    /// The harness's value at a pointer, mapped by `roles`.
+    At(Pointer),
+    /// The same role for every record the rule matches.
+    Is(FixedRole),
+}
+
+/// A role named in the description itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixedRole {
+    /// The person at the keyboard.
+    User,
+    /// The model.
+    Assistant,
+}
+
+impl<'de> Deserialize<'de> for RoleField {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        match s.as_str() {
+            "user" => Ok(RoleField::Is(FixedRole::User)),
+            "assistant" => Ok(RoleField::Is(FixedRole::Assistant)),
+            _ => Pointer::parse(&s)
+                .map(RoleField::At)
+                .map_err(|e| de::Error::custom(format!("{e}, or is `user` or `assistant`"))),
+        }
+    }
 }
 
 /// Role values.
@@ -463,12 +601,24 @@ pub struct Parts {
     #[serde(default = "default_part_type")]
     pub r#type: Pointer,
     /// Types whose text is kept (default `text`); a part without a type is
-    /// kept when it is a string.
+    /// kept when it is a string, or when `untyped` is set.
     #[serde(default = "default_keep")]
     pub keep: OneOrMany,
-    /// The part's text, inside the part.
+    /// Whether object parts without a type are kept too (as VS Code writes
+    /// markdown: `{"value": "..."}`).
+    #[serde(default)]
+    pub untyped: bool,
+    /// The part's text, inside the part: a pointer, or a list of pointers
+    /// of which the first one present is read (parts of different types
+    /// keep their text in different places).
     #[serde(default = "default_part_text")]
-    pub text: Pointer,
+    pub text: Pointers,
+    /// Parts whose text matches one of these regular expressions are not
+    /// the message's (a tool's result the harness sends as a text part).
+    #[serde(default)]
+    pub drop: Vec<Pattern>,
+    /// How kept parts are joined (default: a blank line).
+    pub join: Option<String>,
 }
 
 impl Default for Parts {
@@ -476,7 +626,10 @@ impl Default for Parts {
         Parts {
             r#type: default_part_type(),
             keep: default_keep(),
+            untyped: false,
             text: default_part_text(),
+            drop: Vec::new(),
+            join: None,
         }
     }
 }
@@ -485,8 +638,33 @@ fn default_part_type() -> Pointer {
     Pointer::literal("/type")
 }
 
-fn default_part_text() -> Pointer {
-    Pointer::literal("/text")
+fn default_part_text() -> Pointers {
+    Pointers(vec![Pointer::literal("/text")])
+}
+
+/// One pointer or a list of them, tried in order.
+#[derive(Debug, Clone)]
+pub struct Pointers(pub Vec<Pointer>);
+
+impl Pointers {
+    /// The string at the first pointer that has one.
+    pub fn string(&self, record: &serde_json::Value) -> Option<String> {
+        self.0.iter().find_map(|p| p.string(record))
+    }
+}
+
+impl<'de> Deserialize<'de> for Pointers {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let OneOrMany(texts) = OneOrMany::deserialize(d)?;
+        if texts.is_empty() {
+            return Err(de::Error::custom("at least one JSON pointer is needed"));
+        }
+        texts
+            .iter()
+            .map(|t| Pointer::parse(t).map_err(de::Error::custom))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Pointers)
+    }
 }
 
 fn default_keep() -> OneOrMany {
@@ -651,7 +829,7 @@ fn check(d: &Description) -> Result<(), (String, String)> {
                 );
             }
         }
-        Kind::Jsonl | Kind::Json => {
+        Kind::Jsonl | Kind::Json | Kind::JsonLog => {
             for key in ["sessions", "records"] {
                 let set = if key == "sessions" {
                     d.source.sessions.is_some()
@@ -767,7 +945,7 @@ text = "/text"
         let d = parse("tiny.toml", MINIMAL).unwrap();
         assert_eq!(d.reader.harness.0, "tiny");
         assert_eq!(d.source.kind, Kind::Jsonl);
-        assert_eq!(d.message.roles.user.0, vec!["user"]);
+        assert_eq!(d.message[0].roles.user.0, vec!["user"]);
     }
 
     #[test]

@@ -202,6 +202,22 @@ pub fn is_transcript(d: &Description, root: &Path, file: &Path) -> bool {
                     .ancestors()
                     .any(|a| g.matcher.is_match(a))
         })
+        && !superseded(&d.files.prefer, file)
+}
+
+/// Whether a file of the same name with an extension that comes earlier in
+/// `prefer` is beside `file`.
+fn superseded(prefer: &[String], file: &Path) -> bool {
+    let Some(ext) = file.extension().and_then(|e| e.to_str()) else {
+        return false;
+    };
+    let Some(rank) = prefer.iter().position(|p| p == ext) else {
+        return false;
+    };
+    prefer
+        .iter()
+        .take(rank)
+        .any(|better| file.with_extension(better).is_file())
 }
 
 #[cfg(test)]

@@ -10,9 +10,10 @@
 //!   file, the line and the key.
 //! - [`pointer`]: JSON pointers into records, and conditions on them.
 //! - [`discover`]: roots per OS and variables, globs, excludes.
-//! - [`source`]: JSONL lines, a JSON document or SQLite queries, read into
-//!   groups of records, one per session.
-//! - [`session`]: a group turned into deja's session.
+//! - [`source`]: JSONL lines, a JSON document (or its change log: [`log`])
+//!   or SQLite queries, read into groups of records, one per session.
+//! - [`session`]: a group turned into deja's session; [`place`]: values
+//!   taken from the transcript's path.
 //! - [`detect`], [`resume`] and [`time`]: recognising a file, reopening a
 //!   session, reading timestamps.
 
@@ -23,6 +24,8 @@
 pub mod description;
 pub mod detect;
 pub mod discover;
+pub mod log;
+pub mod place;
 pub mod pointer;
 pub mod resume;
 pub mod session;
@@ -52,6 +55,12 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("droid.toml", include_str!("../readers/droid.toml")),
     ("goose.toml", include_str!("../readers/goose.toml")),
     ("zed.toml", include_str!("../readers/zed.toml")),
+    ("amp.toml", include_str!("../readers/amp.toml")),
+    ("cursor.toml", include_str!("../readers/cursor.toml")),
+    (
+        "copilot-chat.toml",
+        include_str!("../readers/copilot-chat.toml"),
+    ),
 ];
 
 /// Descriptions already read, by origin and text.

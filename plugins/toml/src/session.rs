@@ -9,7 +9,10 @@ use deja_plugin_api::{
 };
 use serde_json::Value;
 
-use crate::description::{Action, Description, Field, IdFallback, Origin, Tool};
+use crate::description::{
+    Action, Description, Field, FixedRole, IdFallback, MessageFields, Origin, RoleField, Tool,
+};
+use crate::place;
 use crate::pointer::Pointer;
 use crate::source::{self, Group};
 use crate::time;
@@ -40,8 +43,8 @@ pub fn output(
 /// (or, for a folder of the file, from `path`).
 fn first(group: &Group, field: &Option<Field>, path: &str) -> Option<String> {
     let p = field.as_ref()?;
-    if let Field::FolderOfFile(n) = p {
-        return folder_above(path, *n);
+    if let Some(value) = place::of(p, path) {
+        return value;
     }
     group
         .row
@@ -53,8 +56,8 @@ fn first(group: &Group, field: &Option<Field>, path: &str) -> Option<String> {
 /// The last value of `field` (a title that was set again wins).
 fn last(group: &Group, field: &Option<Field>, path: &str) -> Option<String> {
     let p = field.as_ref()?;
-    if let Field::FolderOfFile(n) = p {
-        return folder_above(path, *n);
+    if let Some(value) = place::of(p, path) {
+        return value;
     }
     group
         .records
@@ -82,82 +85,66 @@ fn time_of(group: &Group, pointer: &Option<Pointer>) -> Option<i64> {
 fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option<Session> {
     let s = &d.session;
     let id = first(group, &s.id, path).or_else(|| fallback_id(path, s.id_fallback))?;
-    let m = &d.message;
     let mut messages: Vec<Message> = Vec::new();
-    let mut last_message_id: Option<String> = None;
+    // The rule and harness id of the last message, to join its parts.
+    let mut last_message_id: Option<(usize, String)> = None;
     let mut files = Vec::new();
     let mut commands = Vec::new();
     let mut times = Vec::new();
     let started_field = time_of(group, &s.started);
     let mut clock = started_field.unwrap_or(modified_ms);
     for record in &group.records {
-        if let Some(t) = m
-            .time
-            .as_ref()
-            .and_then(|p| p.get(record))
-            .and_then(|v| time::ms(&v))
-        {
+        if let Some(t) = d.message.iter().find_map(|m| {
+            m.time
+                .as_ref()
+                .and_then(|p| p.get(record))
+                .and_then(|v| time::ms(&v))
+        }) {
             clock = t;
             times.push(t);
         }
-        for tool in &d.tools {
-            let holder = tool.each.as_ref().and_then(|p| p.get(record));
-            let calls: Vec<&Value> = match (&tool.each, holder.as_deref()) {
-                (None, _) => vec![record],
-                (Some(_), Some(Value::Array(items))) => items.iter().collect(),
-                (Some(_), _) => Vec::new(),
+        tool_records(d, record, clock, &mut commands, &mut files);
+        for (rule, m) in d.message.iter().enumerate() {
+            if m.skip.iter().any(|c| c.matches(record)) {
+                continue;
+            }
+            if !m.when.is_empty() && !m.when.iter().any(|c| c.matches(record)) {
+                continue;
+            }
+            let Some(role) = role_of(m, record) else {
+                continue;
             };
-            for call in calls {
-                if !tool.when.matches(call) {
-                    continue;
+            let Some(text) = text_of(m, record) else {
+                continue;
+            };
+            // A rule's own time (an answer's, after its request's), else
+            // the record's.
+            let at = m
+                .time
+                .as_ref()
+                .and_then(|p| p.get(record))
+                .and_then(|v| time::ms(&v))
+                .unwrap_or(clock);
+            times.push(at);
+            let native =
+                m.id.as_ref()
+                    .and_then(|p| p.string(record))
+                    .map(|id| (rule, id));
+            match messages.last_mut() {
+                Some(prev)
+                    if native.is_some() && native == last_message_id && prev.role == role =>
+                {
+                    let joined = format!("{}\n\n{}", prev.text, text);
+                    prev.text = joined.into();
                 }
-                let at = tool
-                    .time
-                    .as_ref()
-                    .and_then(|p| p.get(call))
-                    .and_then(|v| time::ms(&v))
-                    .unwrap_or(clock);
-                for command in values(tool, call, &tool.command, &tool.commands) {
-                    commands.push(CommandRecord {
-                        command: command.into(),
-                        origin: match tool.origin {
-                            Origin::Agent => CommandOrigin::Agent,
-                            Origin::User => CommandOrigin::User,
-                        },
-                        timestamp_ms: at,
-                    });
-                }
-                let touched = values(tool, call, &tool.file, &tool.files);
-                for file in touched {
-                    files.push((file, action(tool.action), at));
+                _ => {
+                    let mut message = Message::new(role, text, at);
+                    message.native_id = native.clone().map(|(_, id)| RString::from(id)).into();
+                    messages.push(message);
                 }
             }
+            last_message_id = native;
         }
-        if m.skip.iter().any(|c| c.matches(record)) {
-            continue;
-        }
-        if !m.when.is_empty() && !m.when.iter().any(|c| c.matches(record)) {
-            continue;
-        }
-        let Some(role) = m.role.string(record).and_then(|r| role_of(d, &r)) else {
-            continue;
-        };
-        let Some(text) = text_of(d, record) else {
-            continue;
-        };
-        let native = m.id.as_ref().and_then(|p| p.string(record));
-        match messages.last_mut() {
-            Some(prev) if native.is_some() && native == last_message_id && prev.role == role => {
-                let joined = format!("{}\n\n{}", prev.text, text);
-                prev.text = joined.into();
-            }
-            _ => {
-                let mut message = Message::new(role, text, clock);
-                message.native_id = native.clone().map(RString::from).into();
-                messages.push(message);
-            }
-        }
-        last_message_id = native;
     }
     let started = started_field
         .or_else(|| times.iter().min().copied())
@@ -188,13 +175,56 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
     session.files = files
         .into_iter()
         .map(|(file, action, at)| FileRecord {
-            path: resolve(dir.as_deref(), &file).into(),
+            path: resolve(dir.as_deref(), &folder(&file)).into(),
             action,
             timestamp_ms: at,
         })
         .collect();
     session.commands = commands.into();
     Some(session)
+}
+
+/// The command and file records the description's tool rules find in
+/// `record` (at `clock` unless a rule has its own time).
+fn tool_records(
+    d: &Description,
+    record: &Value,
+    clock: i64,
+    commands: &mut Vec<CommandRecord>,
+    files: &mut Vec<(String, FileAction, i64)>,
+) {
+    for tool in &d.tools {
+        let holder = tool.each.as_ref().and_then(|p| p.get(record));
+        let calls: Vec<&Value> = match (&tool.each, holder.as_deref()) {
+            (None, _) => vec![record],
+            (Some(_), Some(Value::Array(items))) => items.iter().collect(),
+            (Some(_), _) => Vec::new(),
+        };
+        for call in calls {
+            if !tool.when.matches(call) {
+                continue;
+            }
+            let at = tool
+                .time
+                .as_ref()
+                .and_then(|p| p.get(call))
+                .and_then(|v| time::ms(&v))
+                .unwrap_or(clock);
+            for command in values(tool, call, &tool.command, &tool.commands) {
+                commands.push(CommandRecord {
+                    command: command.into(),
+                    origin: match tool.origin {
+                        Origin::Agent => CommandOrigin::Agent,
+                        Origin::User => CommandOrigin::User,
+                    },
+                    timestamp_ms: at,
+                });
+            }
+            for file in values(tool, call, &tool.file, &tool.files) {
+                files.push((file, action(tool.action), at));
+            }
+        }
+    }
 }
 
 /// The values a tool rule finds in `call`: the string at `one`, the
@@ -231,16 +261,6 @@ fn values(tool: &Tool, call: &Value, one: &Option<Pointer>, many: &Option<Pointe
     }
 }
 
-/// The folder `n` levels above the file at `path` (1: its own folder).
-fn folder_above(path: &str, n: usize) -> Option<String> {
-    let mut dir = path;
-    for _ in 0..n {
-        let base = paths::basename(dir)?;
-        dir = dir.strip_suffix(base)?.trim_end_matches(['/', '\\']);
-    }
-    (!dir.is_empty()).then(|| dir.to_string())
-}
-
 /// The id from the file's name when no record holds one.
 fn fallback_id(path: &str, fallback: Option<IdFallback>) -> Option<String> {
     let name = |p: &str| paths::basename(p).map(str::to_string);
@@ -261,11 +281,17 @@ fn fallback_id(path: &str, fallback: Option<IdFallback>) -> Option<String> {
     .filter(|s| !s.is_empty())
 }
 
-fn role_of(d: &Description, value: &str) -> Option<Role> {
-    let r = &d.message.roles;
-    if r.user.0.iter().any(|v| v == value) {
+/// The role of the message `m` finds in `record`.
+fn role_of(m: &MessageFields, record: &Value) -> Option<Role> {
+    let value = match &m.role {
+        RoleField::Is(FixedRole::User) => return Some(Role::User),
+        RoleField::Is(FixedRole::Assistant) => return Some(Role::Assistant),
+        RoleField::At(p) => p.string(record)?,
+    };
+    let r = &m.roles;
+    if r.user.0.contains(&value) {
         Some(Role::User)
-    } else if r.assistant.0.iter().any(|v| v == value) {
+    } else if r.assistant.0.contains(&value) {
         Some(Role::Assistant)
     } else {
         None
@@ -273,8 +299,7 @@ fn role_of(d: &Description, value: &str) -> Option<Role> {
 }
 
 /// The record's text: a string, or the kept parts of an array, joined.
-fn text_of(d: &Description, record: &Value) -> Option<String> {
-    let m = &d.message;
+fn text_of(m: &MessageFields, record: &Value) -> Option<String> {
     let value = m.text.get(record)?;
     let text = match value.as_ref() {
         Value::String(s) => s.clone(),
@@ -284,16 +309,18 @@ fn text_of(d: &Description, record: &Value) -> Option<String> {
                 .filter_map(|part| match part {
                     Value::String(s) => Some(s.clone()),
                     part => {
-                        let kind = m.parts.r#type.string(part)?;
-                        if !m.parts.keep.0.contains(&kind) {
-                            return None;
+                        match m.parts.r#type.string(part) {
+                            Some(kind) if m.parts.keep.0.contains(&kind) => {}
+                            None if m.parts.untyped && part.is_object() => {}
+                            _ => return None,
                         }
                         m.parts.text.string(part)
                     }
                 })
                 .filter(|s| !s.trim().is_empty())
+                .filter(|s| !m.parts.drop.iter().any(|p| p.0.is_match(s)))
                 .collect();
-            kept.join("\n\n")
+            kept.join(m.parts.join.as_deref().unwrap_or("\n\n"))
         }
         _ => return None,
     };
@@ -314,8 +341,8 @@ fn action(a: Action) -> FileAction {
     }
 }
 
-/// A folder as a path: a `file://` URI (as editors based on VS Code write
-/// workspace folders) becomes the path it names.
+/// A folder or file as a path: a `file://` URI (as editors based on VS
+/// Code write workspace folders and links) becomes the path it names.
 fn folder(value: &str) -> String {
     let Some(rest) = value.strip_prefix("file://") else {
         return value.to_string();
@@ -363,24 +390,6 @@ fn resolve(dir: Option<&str>, file: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn folders_above_a_file() {
-        assert_eq!(
-            folder_above("/w/app/.crush/crush.db", 1).as_deref(),
-            Some("/w/app/.crush")
-        );
-        assert_eq!(
-            folder_above("/w/app/.crush/crush.db", 2).as_deref(),
-            Some("/w/app")
-        );
-        assert_eq!(
-            folder_above("C:\\w\\app\\.crush\\crush.db", 2).as_deref(),
-            Some("C:\\w\\app")
-        );
-        assert_eq!(folder_above("/crush.db", 1), None);
-        assert_eq!(folder_above("crush.db", 3), None);
-    }
 
     #[test]
     fn file_uris_are_read_as_folders() {

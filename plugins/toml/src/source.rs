@@ -16,6 +16,7 @@ use rusqlite::{Connection, OpenFlags};
 use serde_json::{Map, Value};
 
 use crate::description::{Description, Grouping, Kind};
+use crate::log;
 
 /// The records of one session, and the row that lists it (sqlite) or the
 /// document that holds them (json).
@@ -48,6 +49,7 @@ pub fn load(
     let loaded = match d.source.kind {
         Kind::Jsonl => jsonl(d, bytes),
         Kind::Json => json(d, bytes)?,
+        Kind::JsonLog => json_log(d, bytes)?,
         Kind::Sqlite => return sqlite(d, path, bytes, visit),
     };
     for mut group in loaded.groups {
@@ -89,6 +91,27 @@ fn json(d: &Description, bytes: &[u8]) -> Result<Loaded, PluginError> {
     let (text, _) = text::decode(bytes);
     let doc: Value = serde_json::from_str(&text)
         .map_err(|e| PluginError::invalid(format!("not a JSON document: {e}")))?;
+    document(d, doc)
+}
+
+/// A change log replayed into its document, or a file that is the
+/// document itself.
+fn json_log(d: &Description, bytes: &[u8]) -> Result<Loaded, PluginError> {
+    let (text, _) = text::decode(bytes);
+    let Some((doc, bad)) = log::replay(&text) else {
+        return json(d, bytes);
+    };
+    let mut loaded = document(d, doc)?;
+    if bad > 0 {
+        loaded.warnings.push(format!(
+            "{bad} line(s) of the change log could not be applied and were skipped"
+        ));
+    }
+    Ok(loaded)
+}
+
+/// The records of one JSON document (at `records_at`, else the document).
+fn document(d: &Description, doc: Value) -> Result<Loaded, PluginError> {
     let records = match &d.source.records_at {
         Some(p) => match p.get(&doc).as_deref() {
             Some(Value::Array(items)) => items.clone(),

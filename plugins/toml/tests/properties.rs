@@ -1,7 +1,7 @@
 //! Properties of every reader written in TOML that ships in-tree: any bytes
 //! give sessions or an error and never a panic, and a JSONL transcript read
 //! while it is still being written (cut at any line) gives a prefix of the
-//! messages the whole file gives.
+//! messages the whole file gives (a change log too).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
@@ -44,6 +44,17 @@ fn a_jsonl_transcript_cut_at_any_line_reads_as_a_prefix() {
         (
             "pi.toml",
             testing::walk(&testing::fixtures("pi").join("real-0.73.1")).remove(0),
+        ),
+        (
+            "cursor.toml",
+            testing::walk(&testing::fixtures("cursor")).remove(0),
+        ),
+        // A change log cut at a line is the document as it was then.
+        (
+            "copilot-chat.toml",
+            testing::fixtures("copilot-chat").join(
+                "User/workspaceStorage/5f3c9a/chatSessions/7de89a80-6d93-43e7-be0a-0a9afe980198.jsonl",
+            ),
         ),
     ];
     for (name, file) in cases {

@@ -49,3 +49,27 @@ pub fn files(s: &Session) -> Vec<(&str, FileAction)> {
         .map(|f| (f.path.as_str(), f.action))
         .collect()
 }
+
+/// The command the reader of `context` gives to reopen session `id` of
+/// the project `project`, and its note.
+pub fn resume(context: &HostContext, id: &str, project: Option<&str>) -> (Vec<String>, String) {
+    use deja_plugin_api::{ROption, RStr, Reader, ResumeAdvice, ResumeRequest};
+    let advice = deja_plugin_toml::TomlReader::resume(&ResumeRequest {
+        id: id.into(),
+        native_id: id.into(),
+        project_dir: match project {
+            Some(p) => ROption::RSome(RStr::from(p)),
+            None => ROption::RNone,
+        },
+        source_path: ROption::RNone,
+        context,
+    })
+    .unwrap();
+    match advice {
+        ResumeAdvice::Command { argv, note, .. } => (
+            argv.iter().map(|a| a.to_string()).collect(),
+            note.to_string(),
+        ),
+        ResumeAdvice::Refused { message } => panic!("refused: {message}"),
+    }
+}

@@ -210,10 +210,14 @@ fn harness_sections_are_checked_the_same_by_every_command() {
         .unwrap()
         .iter()
         .filter(|p| p["status"] == "loaded")
-        .filter_map(|p| p["harness"].as_str().map(|h| format!("`{h}`")))
+        .filter_map(|p| p["harness"].as_str().map(str::to_string))
         .collect();
     loaded.sort();
-    let known = loaded.join(", ");
+    let known = loaded
+        .iter()
+        .map(|h| format!("`{h}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
     assert!(
         known.contains("`aider`") && known.contains("`gemini`"),
         "{known}"

@@ -14,10 +14,11 @@ fn missing_path_and_unknown_harness_are_clear_errors() {
     );
 
     let file = sb.write("notes.txt", "hello");
-    let out = sb.run(&["parse", file.to_str().unwrap(), "--harness", "cursor"]);
+    let out = sb.run(&["parse", file.to_str().unwrap(), "--harness", "windsurf"]);
     assert_eq!(out.code, 2);
     assert!(
-        out.stderr.contains("no loaded reader for harness `cursor`"),
+        out.stderr
+            .contains("no loaded reader for harness `windsurf`"),
         "{}",
         out.stderr
     );

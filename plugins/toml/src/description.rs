@@ -316,13 +316,16 @@ pub enum Field {
         slug: bool,
     },
     /// The string at `at` in a JSON file beside the transcript (`file` is
-    /// relative to the transcript's folder: `../workspace.json`).
+    /// relative to the transcript's folder: `../workspace.json`; `{name}`
+    /// in it is the transcript's name up to its first `.`).
     InFile {
         /// The file, relative to the transcript's folder.
         file: String,
         /// Where the string is in it.
         at: Pointer,
     },
+    /// The first of these fields that has a value.
+    FirstOf(Vec<Field>),
 }
 
 impl<'de> Deserialize<'de> for Field {
@@ -347,10 +350,11 @@ impl<'de> Deserialize<'de> for Field {
                 #[serde(default)]
                 slug: bool,
             },
+            Many(Vec<Field>),
         }
         let raw = Raw::deserialize(d).map_err(|_| {
             de::Error::custom(
-                "expected a JSON pointer (\"/a/b\"), { at = \"/a/b\", pattern = \"...(group)...\" }, { file = \"../f.json\", at = \"/a\" }, { folder_of_file = N } or { path = \"...(group)...\", slug = true }",
+                "expected a JSON pointer (\"/a/b\"), { at = \"/a/b\", pattern = \"...(group)...\" }, { file = \"../f.json\", at = \"/a\" }, { folder_of_file = N }, { path = \"...(group)...\", slug = true }, or a list of these (the first with a value)",
             )
         })?;
         let grouped = |pattern: &str| {
@@ -385,6 +389,10 @@ impl<'de> Deserialize<'de> for Field {
                 file,
                 at: Pointer::parse(&at).map_err(de::Error::custom)?,
             }),
+            Raw::Many(fields) if fields.is_empty() => {
+                Err(de::Error::custom("a list of fields needs at least one"))
+            }
+            Raw::Many(fields) => Ok(Field::FirstOf(fields)),
             Raw::InPath { path, slug } => Ok(Field::InPath {
                 pattern: grouped(&path)?,
                 slug,
@@ -399,6 +407,7 @@ impl Field {
     pub fn string(&self, record: &serde_json::Value) -> Option<String> {
         match self {
             Field::FolderOfFile(_) | Field::InPath { .. } | Field::InFile { .. } => None,
+            Field::FirstOf(fields) => fields.iter().find_map(|f| f.string(record)),
             Field::At(p) => p.string(record),
             Field::Capture { at, pattern } => {
                 let text = at.string(record)?;

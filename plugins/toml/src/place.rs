@@ -34,7 +34,7 @@ pub fn of(field: &Field, path: &str) -> Option<Option<String>> {
             })
         }
         Field::InFile { file, at } => Some(in_file(path, file, at)),
-        Field::At(_) | Field::Capture { .. } => None,
+        Field::At(_) | Field::Capture { .. } | Field::FirstOf(_) => None,
     }
 }
 
@@ -44,8 +44,10 @@ const MAX_BESIDE: u64 = 1 << 20;
 /// The string at `at` in the JSON file `file` relative to the folder of
 /// the transcript at `path`.
 fn in_file(path: &str, file: &str, at: &Pointer) -> Option<String> {
-    let folder = Path::new(path).parent()?;
-    let beside = folder.join(file);
+    let transcript = Path::new(path);
+    let name = transcript.file_name()?.to_string_lossy();
+    let name = name.split('.').next().unwrap_or(&name);
+    let beside = transcript.parent()?.join(file.replace("{name}", name));
     if std::fs::metadata(&beside).ok()?.len() > MAX_BESIDE {
         return None;
     }

@@ -40,31 +40,43 @@ pub fn output(
 }
 
 /// The first value of `field` in the group's row, else in its records
-/// (or, for a folder of the file, from `path`).
+/// (or, for a field of the transcript's place, from `path`).
 fn first(group: &Group, field: &Option<Field>, path: &str) -> Option<String> {
-    let p = field.as_ref()?;
-    if let Some(value) = place::of(p, path) {
+    field.as_ref().and_then(|f| first_of(group, f, path))
+}
+
+fn first_of(group: &Group, field: &Field, path: &str) -> Option<String> {
+    if let Field::FirstOf(fields) = field {
+        return fields.iter().find_map(|f| first_of(group, f, path));
+    }
+    if let Some(value) = place::of(field, path) {
         return value;
     }
     group
         .row
         .as_ref()
-        .and_then(|r| p.string(r))
-        .or_else(|| group.records.iter().find_map(|r| p.string(r)))
+        .and_then(|r| field.string(r))
+        .or_else(|| group.records.iter().find_map(|r| field.string(r)))
 }
 
 /// The last value of `field` (a title that was set again wins).
 fn last(group: &Group, field: &Option<Field>, path: &str) -> Option<String> {
-    let p = field.as_ref()?;
-    if let Some(value) = place::of(p, path) {
+    field.as_ref().and_then(|f| last_of(group, f, path))
+}
+
+fn last_of(group: &Group, field: &Field, path: &str) -> Option<String> {
+    if let Field::FirstOf(fields) = field {
+        return fields.iter().find_map(|f| last_of(group, f, path));
+    }
+    if let Some(value) = place::of(field, path) {
         return value;
     }
     group
         .records
         .iter()
         .rev()
-        .find_map(|r| p.string(r))
-        .or_else(|| group.row.as_ref().and_then(|r| p.string(r)))
+        .find_map(|r| field.string(r))
+        .or_else(|| group.row.as_ref().and_then(|r| field.string(r)))
 }
 
 /// A time in the row, else the first record that has one.

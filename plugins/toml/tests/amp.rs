@@ -58,14 +58,15 @@ fn a_real_thread_is_its_typed_request_and_answers_not_tool_results_or_thinking()
 }
 
 #[test]
-fn an_answer_of_whitespace_is_no_message_and_every_read_is_a_record() {
+fn an_answer_of_tool_calls_only_is_no_message_and_every_read_is_a_record() {
     let out = testing::parse_file::<TomlReader>(
         &thread("T-019ca1ce-3ae2-7686-a41e-ccc078837f8a"),
         &context(Path::new("/nonexistent")),
     );
     let s = &out.sessions[0];
     let roles: Vec<Role> = s.messages.iter().map(|m| m.role).collect();
-    // Three assistant messages in the file; one holds only "\n\n".
+    // Three assistant messages in the file; one holds only a tool call, and
+    // the blank text part ("\n\n") before another's text is left out.
     assert_eq!(roles, vec![Role::User, Role::Assistant, Role::Assistant]);
     assert!(s.messages[2].text.starts_with("Here's the plan:"));
     assert_eq!(s.files.len(), 4);

@@ -1,6 +1,7 @@
 //! The Cline CLI reader, written only in TOML (`readers/cline.toml`), over
 //! `fixtures/golden/cline/<id>/<id>.messages.json`: a session in the shape
-//! Cline CLI 3.0.65 writes (the end-to-end test runs the real CLI).
+//! Cline CLI 3.0.65 writes (the end-to-end test runs the real CLI), and a
+//! real session with its manifest (`real-sdk/`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
@@ -88,4 +89,50 @@ fn discovery_reads_messages_files_only() {
             .to_string_lossy()
             .into_owned()]
     );
+}
+
+#[test]
+fn a_real_session_takes_its_folder_title_and_fork_from_the_manifest_beside_it() {
+    // Cline's own test fixture (Apache-2.0, fixtures/golden/cline/real-sdk/SOURCES.md).
+    let path = testing::fixtures("cline")
+        .join("real-sdk/1784094124598_rruoq/1784094124598_rruoq.messages.json");
+    let out = testing::parse_file::<TomlReader>(&path, &context(Path::new("/nonexistent"), &[]));
+    let s = &out.sessions[0];
+    assert_eq!(s.id.as_str(), "1784094124598_rruoq");
+    assert_eq!(
+        s.project.dir.as_ref().map(|d| d.as_str()),
+        ROption::RSome("/Users/example/dev/cline")
+    );
+    assert!(s
+        .title
+        .as_ref()
+        .map(|t| t.as_str())
+        .into_option()
+        .unwrap()
+        .starts_with(
+            "can you update @apps/examples/desktop-app/webview/components/agent-sidebar.tsx"
+        ));
+    assert_eq!(
+        s.parent_id.as_ref().map(|p| p.as_str()),
+        ROption::RSome("1784094053271_p8pzo")
+    );
+    // The independent count (SOURCES.md): 5 typed, 14 answers; tool results
+    // and the contents of the @-mentioned file are not messages.
+    let messages = common::messages(s);
+    let users: Vec<&str> = messages
+        .iter()
+        .filter(|(r, _)| *r == Role::User)
+        .map(|(_, t)| *t)
+        .collect();
+    assert_eq!(users.len(), 5, "{users:#?}");
+    assert_eq!(users[1], "can you make the filter icon smaller?");
+    assert_eq!(users[4], "hello");
+    assert_eq!(messages.len(), 19);
+    assert!(messages.iter().all(|(_, t)| !t.contains("\"use client\"")));
+    assert_eq!(s.commands.len(), 1);
+    assert!(s.commands[0].command.starts_with("grep -rn"));
+    let files = common::files(s);
+    let edits = files.iter().filter(|(_, a)| *a == FileAction::Edit).count();
+    let reads = files.iter().filter(|(_, a)| *a == FileAction::Read).count();
+    assert_eq!((edits, reads), (4, 6), "{files:#?}");
 }

@@ -47,7 +47,9 @@ fn a_jsonl_transcript_cut_at_any_line_reads_as_a_prefix() {
         ),
         (
             "cursor.toml",
-            testing::walk(&testing::fixtures("cursor")).remove(0),
+            testing::fixtures("cursor").join(
+                "projects/Users-aidancunniffe-Desktop-testing-gitflows-git-ai/agent-transcripts/cursor-session-simple.jsonl",
+            ),
         ),
         // A change log cut at a line is the document as it was then.
         (

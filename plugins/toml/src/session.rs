@@ -42,41 +42,35 @@ pub fn output(
 /// The first value of `field` in the group's row, else in its records
 /// (or, for a field of the transcript's place, from `path`).
 fn first(group: &Group, field: &Option<Field>, path: &str) -> Option<String> {
-    field.as_ref().and_then(|f| first_of(group, f, path))
-}
-
-fn first_of(group: &Group, field: &Field, path: &str) -> Option<String> {
-    if let Field::FirstOf(fields) = field {
-        return fields.iter().find_map(|f| first_of(group, f, path));
-    }
-    if let Some(value) = place::of(field, path) {
-        return value;
-    }
-    group
-        .row
-        .as_ref()
-        .and_then(|r| field.string(r))
-        .or_else(|| group.records.iter().find_map(|r| field.string(r)))
+    field.as_ref().and_then(|f| value_of(group, f, path, false))
 }
 
 /// The last value of `field` (a title that was set again wins).
 fn last(group: &Group, field: &Option<Field>, path: &str) -> Option<String> {
-    field.as_ref().and_then(|f| last_of(group, f, path))
+    field.as_ref().and_then(|f| value_of(group, f, path, true))
 }
 
-fn last_of(group: &Group, field: &Field, path: &str) -> Option<String> {
+/// The value of `field`: the first of a list that has one; a place's;
+/// else the row's and the records' (the last record first when `latest`,
+/// the row last).
+fn value_of(group: &Group, field: &Field, path: &str, latest: bool) -> Option<String> {
     if let Field::FirstOf(fields) = field {
-        return fields.iter().find_map(|f| last_of(group, f, path));
+        return fields.iter().find_map(|f| value_of(group, f, path, latest));
     }
     if let Some(value) = place::of(field, path) {
         return value;
     }
-    group
-        .records
-        .iter()
-        .rev()
-        .find_map(|r| field.string(r))
-        .or_else(|| group.row.as_ref().and_then(|r| field.string(r)))
+    let in_row = || group.row.as_ref().and_then(|r| field.string(r));
+    if latest {
+        group
+            .records
+            .iter()
+            .rev()
+            .find_map(|r| field.string(r))
+            .or_else(in_row)
+    } else {
+        in_row().or_else(|| group.records.iter().find_map(|r| field.string(r)))
+    }
 }
 
 /// A time in the row, else the first record that has one.

@@ -187,7 +187,8 @@ pub fn prepare(
     home: Option<&Path>,
     only: Option<&str>,
 ) -> Result<Locomo> {
-    let mut env = BenchEnv::at(deja, extra_config, home)?;
+    let config = format!("{}{extra_config}", embed_overrides());
+    let mut env = BenchEnv::at(deja, &config, home)?;
     if !env.home.join("questions.jsonl").exists() {
         let script = shared.join("bench/locomo_to_gemini.py");
         let status = std::process::Command::new("python3")
@@ -246,6 +247,30 @@ impl Engine {
     }
 }
 
+/// A number from the environment variable `key`, if it is set and valid.
+fn env_number(key: &str) -> Option<usize> {
+    std::env::var(key).ok().and_then(|v| v.parse().ok())
+}
+
+/// Most windows of a message embedded (`DEJA_BENCH_MAX_WINDOWS`; 0: all).
+fn max_windows() -> usize {
+    env_number("DEJA_BENCH_MAX_WINDOWS").unwrap_or(0)
+}
+
+/// The `[embed]` lines that give the stores the bench indexes the windowing
+/// of [`settings`] (`DEJA_BENCH_CONTEXT`, `DEJA_BENCH_MAX_WINDOWS`), so the
+/// queries and the stored vectors always agree.
+pub fn embed_overrides() -> String {
+    let mut lines = String::new();
+    if let Some(n) = env_number("DEJA_BENCH_CONTEXT") {
+        lines.push_str(&format!("context_tokens = {n}\n"));
+    }
+    if let Some(n) = env_number("DEJA_BENCH_MAX_WINDOWS") {
+        lines.push_str(&format!("max_windows = {n}\n"));
+    }
+    lines
+}
+
 /// The embedding settings of a default config with the installed model.
 pub fn settings() -> Result<Settings> {
     let (model_dir, runtime) = installed_model()?;
@@ -254,10 +279,8 @@ pub fn settings() -> Result<Settings> {
         runtime_candidates: vec![runtime],
         max_tokens: 256,
         overlap_tokens: 32,
-        context_tokens: std::env::var("DEJA_BENCH_CONTEXT")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(48),
+        context_tokens: env_number("DEJA_BENCH_CONTEXT").unwrap_or(48),
+        max_windows: max_windows(),
         batch_size: 64,
         batch_tokens: 512,
         threads: 0,

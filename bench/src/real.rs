@@ -100,7 +100,8 @@ pub fn prepare(
         }
     };
     let mut extra = format!(
-        "[harness.aider]\nroots = {:?}\ntimezone = \"UTC\"\n[harness.gemini]\nroots = {:?}\n",
+        "{}[harness.aider]\nroots = {:?}\ntimezone = \"UTC\"\n[harness.gemini]\nroots = {:?}\n",
+        crate::quality::embed_overrides(),
         roots("aider", true)?,
         roots("gemini", false)?
     );
@@ -195,6 +196,15 @@ pub fn evaluate(
                     (*s == h.native_session_id || *s == h.session_id) && *i == h.message_index
                 })
             });
+            if mode == Mode::Hybrid && std::env::var_os("DEJA_BENCH_TURNS").is_some() {
+                println!(
+                    "TURN {} {} {} {}",
+                    item.half,
+                    item.kind,
+                    item.id,
+                    if turn_hit { "hit" } else { "miss" }
+                );
+            }
             if mode == Mode::Hybrid && item.half == "report" && session_rank.is_none_or(|r| r >= 5)
             {
                 report.misses.push(format!(

@@ -63,6 +63,8 @@ pub struct Embed {
     pub overlap_tokens: usize,
     /// Tokens of neighbouring messages embedded with each message.
     pub context_tokens: usize,
+    /// Most windows embedded of one message, evenly spaced; 0 means all.
+    pub max_windows: usize,
     /// Most texts per model call.
     pub batch_size: usize,
     /// Most padded tokens per model call.

@@ -15,6 +15,7 @@ fn settings() -> Settings {
         max_tokens: 256,
         overlap_tokens: 32,
         context_tokens: 48,
+        max_windows: 0,
         batch_size: 64,
         batch_tokens: 512,
         threads: 0,

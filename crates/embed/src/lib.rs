@@ -77,6 +77,8 @@ pub struct Settings {
     pub overlap_tokens: usize,
     /// Tokens of neighbouring messages embedded with each message.
     pub context_tokens: usize,
+    /// Most windows embedded of one message (0 = all).
+    pub max_windows: usize,
     /// Most texts per model call.
     pub batch_size: usize,
     /// Most (padded) tokens per model call.
@@ -128,6 +130,7 @@ impl Settings {
             max_tokens: c.max_tokens,
             overlap_tokens: c.overlap_tokens,
             context_tokens: c.context_tokens,
+            max_windows: c.max_windows,
             batch_size: c.batch_size,
             batch_tokens: c.batch_tokens,
             threads: c.threads,
@@ -182,12 +185,22 @@ impl Settings {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "model".into());
         format!(
-            "{name}@{}:{}/{}/{}",
+            "{name}@{}:{}/{}/{}{}",
             hash.get(..12).unwrap_or(&hash),
             self.max_tokens,
             self.overlap_tokens,
-            self.context_tokens
+            self.context_tokens,
+            self.windows_suffix()
         )
+    }
+
+    /// `/wN` when at most N windows of a message are embedded; nothing when
+    /// all are (so stores embedded before the cap existed keep their id).
+    fn windows_suffix(&self) -> String {
+        match self.max_windows {
+            0 => String::new(),
+            n => format!("/w{n}"),
+        }
     }
 
     /// A cheap identity of the model files and windowing: path, size and
@@ -202,12 +215,13 @@ impl Settings {
             .ok()?
             .as_nanos();
         Some(format!(
-            "{}|{}|{mtime}|{}/{}/{}",
+            "{}|{}|{mtime}|{}/{}/{}{}",
             path.display(),
             meta.len(),
             self.max_tokens,
             self.overlap_tokens,
-            self.context_tokens
+            self.context_tokens,
+            self.windows_suffix()
         ))
     }
 }
@@ -236,6 +250,7 @@ pub struct Embedder {
     max_tokens: usize,
     overlap_tokens: usize,
     context_tokens: usize,
+    max_windows: usize,
     batch_size: usize,
     batch_tokens: usize,
 }
@@ -314,6 +329,7 @@ impl Embedder {
             max_tokens: settings.max_tokens,
             overlap_tokens: settings.overlap_tokens,
             context_tokens: settings.context_tokens,
+            max_windows: settings.max_windows,
             batch_size: settings.batch_size,
             batch_tokens: settings.batch_tokens,
         })
@@ -339,10 +355,12 @@ impl Embedder {
     }
 
     /// Splits `text` into windows of at most the configured number of tokens
-    /// (less the room kept for context).
+    /// (less the room kept for context), at most `max_windows` of them
+    /// (evenly spaced, the first and last kept) when that is set.
     pub fn windows(&self, text: &str) -> Vec<String> {
         let budget = self.max_tokens - 2 * self.context_tokens;
-        window::split(&self.counter, text, budget, self.overlap_tokens)
+        let all = window::split(&self.counter, text, budget, self.overlap_tokens);
+        window::spread(all, self.max_windows)
     }
 
     /// The texts embedded for a message: its windows, the first preceded by
@@ -476,6 +494,7 @@ mod tests {
             max_tokens,
             overlap_tokens,
             context_tokens,
+            max_windows: 0,
             batch_size: 64,
             batch_tokens: 4096,
             threads: 2,
@@ -659,6 +678,42 @@ mod tests {
         assert_eq!(
             e.units(Some(previous), "  short  ", Some(next)),
             [format!("{before}\nshort\n{after}")]
+        );
+    }
+
+    #[test]
+    fn a_window_cap_keeps_the_ends_and_evenly_spaced_windows_under_its_own_id() {
+        let all = load(64, 8, 8);
+        let mut capped_settings = settings(64, 8, 8);
+        capped_settings.max_windows = 3;
+        let capped = Embedder::load(&capped_settings, None).unwrap();
+        let long = (0..400)
+            .map(|i| format!("paragraph{i}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let windows = all.windows(&long);
+        assert!(windows.len() > 3, "{}", windows.len());
+        let kept = capped.windows(&long);
+        let last = windows.len() - 1;
+        assert_eq!(
+            kept,
+            [
+                windows[0].clone(),
+                windows[(last + 1) / 2].clone(),
+                windows[last].clone()
+            ]
+        );
+        // Short texts are untouched; the units follow the capped windows.
+        assert_eq!(capped.windows("a short one"), ["a short one"]);
+        assert_eq!(capped.units(None, &long, None), kept);
+        // Capped vectors never mix with uncapped ones, and the uncapped id
+        // is the one stores had before the cap existed.
+        assert_ne!(capped.id(), all.id());
+        assert!(capped.id().ends_with(":64/8/8/w3"), "{}", capped.id());
+        assert!(all.id().ends_with(":64/8/8"), "{}", all.id());
+        assert_ne!(
+            capped_settings.fingerprint(),
+            settings(64, 8, 8).fingerprint()
         );
     }
 }

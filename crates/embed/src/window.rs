@@ -1,6 +1,7 @@
 //! Splitting a long text into windows of at most N model tokens that overlap
 //! by M tokens, cut at token boundaries of the original text; and taking the
-//! first or last N tokens of a text, for context.
+//! first or last N tokens of a text, for context; keeping at most K of a
+//! message's windows, evenly spaced.
 
 use tokenizers::Tokenizer;
 
@@ -44,6 +45,29 @@ pub fn split(tok: &Tokenizer, text: &str, max_tokens: usize, overlap: usize) -> 
         out.push(text.to_string());
     }
     out
+}
+
+/// At most `most` of `windows` (all when `most` is 0 or they are fewer):
+/// the first, the last, and the rest evenly spaced between, in order.
+pub fn spread(windows: Vec<String>, most: usize) -> Vec<String> {
+    let n = windows.len();
+    if most == 0 || n <= most {
+        return windows;
+    }
+    if most == 1 {
+        return windows.into_iter().take(1).collect();
+    }
+    // Window i * (n - 1) / (most - 1), rounded, for i in 0..most: strictly
+    // increasing because n > most, from 0 to n - 1.
+    let chosen: Vec<usize> = (0..most)
+        .map(|i| (i * (n - 1) + (most - 1) / 2) / (most - 1))
+        .collect();
+    windows
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| chosen.binary_search(i).is_ok())
+        .map(|(_, w)| w)
+        .collect()
 }
 
 /// The first (`from_end` false) or last `n` tokens of `text`, cut at token
@@ -207,5 +231,33 @@ mod tests {
         assert_eq!(edge(&tok, &text, 50, false), text_of(10));
         assert_eq!(edge(&tok, &text, 0, false), "");
         assert_eq!(edge(&tok, "   ", 3, true), "");
+    }
+
+    #[test]
+    fn a_capped_message_keeps_its_first_last_and_evenly_spaced_windows() {
+        let all: Vec<String> = (0..10).map(|i| format!("w{i}")).collect();
+        let kept = |most| spread(all.clone(), most);
+        assert_eq!(kept(0), all);
+        assert_eq!(kept(10), all);
+        assert_eq!(kept(20), all);
+        assert_eq!(kept(1), ["w0"]);
+        assert_eq!(kept(2), ["w0", "w9"]);
+        assert_eq!(kept(4), ["w0", "w3", "w6", "w9"]);
+        assert_eq!(kept(9).len(), 9);
+        // For every length and cap: the cap is met, order kept, no window
+        // twice, first and last always kept.
+        for n in 1..40 {
+            let all: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+            for most in 1..45 {
+                let got = spread(all.clone(), most);
+                assert_eq!(got.len(), n.min(most), "{n} {most}");
+                let at: Vec<usize> = got.iter().map(|w| w.parse().unwrap()).collect();
+                assert!(at.windows(2).all(|p| p[0] < p[1]), "{n} {most} {at:?}");
+                assert_eq!(at[0], 0);
+                if most > 1 {
+                    assert_eq!(*at.last().unwrap(), n - 1);
+                }
+            }
+        }
     }
 }

@@ -699,7 +699,7 @@ mod tests {
             kept,
             [
                 windows[0].clone(),
-                windows[(last + 1) / 2].clone(),
+                windows[last.div_ceil(2)].clone(),
                 windows[last].clone()
             ]
         );

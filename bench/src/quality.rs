@@ -252,11 +252,6 @@ fn env_number(key: &str) -> Option<usize> {
     std::env::var(key).ok().and_then(|v| v.parse().ok())
 }
 
-/// Most windows of a message embedded (`DEJA_BENCH_MAX_WINDOWS`; 0: all).
-fn max_windows() -> usize {
-    env_number("DEJA_BENCH_MAX_WINDOWS").unwrap_or(0)
-}
-
 /// The `[embed]` lines that give the stores the bench indexes the windowing
 /// of [`settings`] (`DEJA_BENCH_CONTEXT`, `DEJA_BENCH_MAX_WINDOWS`), so the
 /// queries and the stored vectors always agree.
@@ -280,7 +275,7 @@ pub fn settings() -> Result<Settings> {
         max_tokens: 256,
         overlap_tokens: 32,
         context_tokens: env_number("DEJA_BENCH_CONTEXT").unwrap_or(48),
-        max_windows: max_windows(),
+        max_windows: env_number("DEJA_BENCH_MAX_WINDOWS").unwrap_or(0),
         batch_size: 64,
         batch_tokens: 512,
         threads: 0,

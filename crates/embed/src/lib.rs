@@ -185,21 +185,23 @@ impl Settings {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "model".into());
         format!(
-            "{name}@{}:{}/{}/{}{}",
+            "{name}@{}:{}",
             hash.get(..12).unwrap_or(&hash),
-            self.max_tokens,
-            self.overlap_tokens,
-            self.context_tokens,
-            self.windows_suffix()
+            self.windowing()
         )
     }
 
-    /// `/wN` when at most N windows of a message are embedded; nothing when
-    /// all are (so stores embedded before the cap existed keep their id).
-    fn windows_suffix(&self) -> String {
+    /// The windowing part of the id and fingerprint: `max/overlap/context`,
+    /// then `/wN` when at most N windows of a message are embedded (nothing
+    /// when all are, so stores embedded before the cap existed keep their id).
+    fn windowing(&self) -> String {
+        let sizes = format!(
+            "{}/{}/{}",
+            self.max_tokens, self.overlap_tokens, self.context_tokens
+        );
         match self.max_windows {
-            0 => String::new(),
-            n => format!("/w{n}"),
+            0 => sizes,
+            n => format!("{sizes}/w{n}"),
         }
     }
 
@@ -215,13 +217,10 @@ impl Settings {
             .ok()?
             .as_nanos();
         Some(format!(
-            "{}|{}|{mtime}|{}/{}/{}{}",
+            "{}|{}|{mtime}|{}",
             path.display(),
             meta.len(),
-            self.max_tokens,
-            self.overlap_tokens,
-            self.context_tokens,
-            self.windows_suffix()
+            self.windowing()
         ))
     }
 }

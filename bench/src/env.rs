@@ -9,13 +9,19 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-/// Where the model and runtime are installed (by `scripts/fetch-model`).
+/// Where the model and runtime are installed (by `scripts/fetch-model`): the
+/// default model, or the folder `DEJA_BENCH_MODEL` names under `models/` (to
+/// measure another installed model, such as `all-MiniLM-L6-v2`).
 pub fn installed_model() -> Result<(PathBuf, PathBuf)> {
     let data = std::env::var_os("DEJA_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share/deja")))
         .context("HOME is not set")?;
-    let model = data.join("models/all-MiniLM-L6-v2");
+    let name = std::env::var("DEJA_BENCH_MODEL")
+        .ok()
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| deja_embed::DEFAULT_MODEL.to_string());
+    let model = data.join("models").join(name);
     let runtime = data.join("runtime/libonnxruntime.so");
     if !model.join("model.onnx").is_file() || !runtime.exists() {
         bail!(

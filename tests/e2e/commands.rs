@@ -23,7 +23,7 @@ fn config_prints_values_and_where_they_come_from() {
     );
     assert!(out.stdout.contains("# $DEJA_HOME"), "{}", out.stdout);
     // Empty defaults say what they resolve to here; every loaded reader has a section.
-    let models = sb.home.join("data/models/all-MiniLM-L6-v2");
+    let models = sb.home.join("data/models/all-MiniLM-L6-v2-int8");
     assert!(
         out.stdout.contains(&format!(
             "model_dir = \"\"  # default, here {}",

@@ -292,7 +292,7 @@ pub fn installed_model() -> (PathBuf, PathBuf) {
         .unwrap_or_else(|| {
             PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".local/share/deja")
         });
-    let model = data.join("models/all-MiniLM-L6-v2");
+    let model = data.join("models/all-MiniLM-L6-v2-int8");
     let runtime = [
         "libonnxruntime.so",
         "libonnxruntime.dylib",

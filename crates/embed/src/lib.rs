@@ -22,7 +22,7 @@ use deja_model::trace::trace;
 pub use deja_model::ModelStamp as Known;
 
 /// The default model's folder name under `<data dir>/models`.
-pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
+pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2-int8";
 
 /// Why embeddings are unavailable or failed.
 #[derive(Debug, thiserror::Error)]
@@ -252,6 +252,16 @@ pub struct Embedder {
     max_windows: usize,
     batch_size: usize,
     batch_tokens: usize,
+    one_per_call: bool,
+}
+
+/// Whether the ONNX graph in `onnx_bytes` quantises its activations with one
+/// scale per tensor (`DynamicQuantizeLinear`): such a model gives a text a
+/// vector that depends on the other texts of its batch and their padding, so
+/// it must embed one text per call to agree with the query encoder.
+pub fn scales_per_batch(onnx_bytes: &[u8]) -> bool {
+    const OP: &[u8] = b"DynamicQuantizeLinear";
+    onnx_bytes.windows(OP.len()).any(|w| w == OP)
 }
 
 impl Embedder {
@@ -272,6 +282,7 @@ impl Embedder {
         };
         let [onnx, tokenizer, config, special, tokenizer_config] = &files;
         let onnx_bytes = read(onnx)?;
+        let one_per_call = scales_per_batch(&onnx_bytes);
         let computed_id = match known {
             Some(_) => String::new(),
             None => settings.model_id(&onnx_bytes),
@@ -331,6 +342,7 @@ impl Embedder {
             max_windows: settings.max_windows,
             batch_size: settings.batch_size,
             batch_tokens: settings.batch_tokens,
+            one_per_call,
         })
     }
 
@@ -425,8 +437,12 @@ impl Embedder {
     /// once padded to their longest text (estimated from its length), and at
     /// most `batch_size` texts: long texts go a few at a time, which bounds
     /// memory, and short ones many at a time, which keeps the model busy.
-    /// Callers sort texts by length so that batches pad little.
+    /// Callers sort texts by length so that batches pad little. A model whose
+    /// activations are scaled per batch gets one text per call.
     fn batches(&self, texts: &[String]) -> Vec<std::ops::Range<usize>> {
+        if self.one_per_call {
+            return (0..texts.len()).map(|i| i..i + 1).collect();
+        }
         let estimate = |t: &String| (t.len() / 3 + 2).min(self.max_tokens).max(1);
         let mut out = Vec::new();
         let mut start = 0;
@@ -562,6 +578,13 @@ mod tests {
         let mut e = load(256, 32, 48);
         let texts = texts(300);
         assert!(e.batches(&[]).is_empty());
+        // A model that scales activations per batch gets one text per call,
+        // whatever the bounds.
+        e.one_per_call = true;
+        let singles = e.batches(&texts);
+        assert_eq!(singles.len(), texts.len());
+        assert!(singles.iter().enumerate().all(|(i, b)| *b == (i..i + 1)));
+        e.one_per_call = false;
         for (size, tokens) in [
             (1, 4096),
             (8, 512),
@@ -629,6 +652,38 @@ mod tests {
         }
         assert!(dot(&batched[0], &batched[1]) < 0.5);
         assert!(e.embed(&[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_installed_model_scales_per_batch_so_it_embeds_one_text_per_call() {
+        assert!(scales_per_batch(b"\x08node: DynamicQuantizeLinear\x12"));
+        assert!(!scales_per_batch(b"MatMul DequantizeLinear QuantizeLinear"));
+        let mut e = load(256, 32, 0);
+        assert!(e.one_per_call, "the default model computes in int8");
+        let texts: Vec<String> = [
+            "a short line",
+            "the tenant predicate is missing from the query, so every customer sees the others' rows",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        let alone: Vec<Vec<f32>> = texts
+            .iter()
+            .map(|t| e.embed(std::slice::from_ref(t)).unwrap().remove(0))
+            .collect();
+        // Batched together (padded to the longer text), the short text's
+        // vector moves: the reason for one text per call.
+        e.one_per_call = false;
+        let together = e.embed(&texts).unwrap();
+        assert!(
+            dot(&alone[0], &together[0]) < 0.9999,
+            "{}",
+            dot(&alone[0], &together[0])
+        );
+        e.one_per_call = true;
+        for (a, b) in alone.iter().zip(&e.embed(&texts).unwrap()) {
+            assert!(dot(a, b) > 0.9999, "{}", dot(a, b));
+        }
     }
 
     #[test]

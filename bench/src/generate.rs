@@ -538,6 +538,22 @@ pub struct Generated {
 /// Writes about `messages` messages of transcripts under `home`, and the
 /// aider-projects list that lets deja find the aider histories.
 pub fn corpus(home: &Path, messages: usize, seed: u64) -> Result<Generated> {
+    corpus_spanning(home, messages, seed, None)
+}
+
+/// [`corpus`], its sessions spread over about `days` days when given (else
+/// 5 to 600 minutes apart, about four years at 100k messages): a session
+/// starts every `span / sessions` minutes on average, for the same texts.
+pub fn corpus_spanning(
+    home: &Path,
+    messages: usize,
+    seed: u64,
+    days: Option<f64>,
+) -> Result<Generated> {
+    // Sessions average 20 aider or 10 Gemini CLI messages, half the messages
+    // each: 0.075 sessions per message, 302.5 minutes apart by default.
+    let scale = days.map_or(1.0, |d| d * 1440.0 / (messages as f64 * 0.075 * 302.5));
+    let gap = |m: usize| ((m as f64 * scale).round() as i64).max(1);
     let mut rng = Rng::new(seed);
     let mut out = Generated::default();
     let projects = (messages / 2000).clamp(2, 50);
@@ -549,7 +565,7 @@ pub fn corpus(home: &Path, messages: usize, seed: u64) -> Result<Generated> {
     while out.messages < messages / 2 {
         let p = rng.range(0, projects);
         let t = start + chrono::Duration::minutes(minute);
-        minute += rng.range(5, 600) as i64;
+        minute += gap(rng.range(5, 600));
         let f = &mut aider_files[p];
         let _ = write!(
             f,
@@ -591,7 +607,7 @@ pub fn corpus(home: &Path, messages: usize, seed: u64) -> Result<Generated> {
         let chats = home.join(format!(".gemini/tmp/project-{p:02}/chats"));
         std::fs::create_dir_all(&chats)?;
         let t = start + chrono::Duration::minutes(minute);
-        minute += rng.range(5, 600) as i64;
+        minute += gap(rng.range(5, 600));
         n += 1;
         let id = format!(
             "{:08x}-{:04x}-4000-8000-{:012x}",

@@ -8,6 +8,7 @@ mod env;
 mod floor;
 mod generate;
 mod mcp;
+mod newest;
 mod profile;
 mod quality;
 mod quant;
@@ -85,6 +86,17 @@ enum Cmd {
         /// Skip the scalar-type comparison and the time per recall stage.
         #[arg(long)]
         no_details: bool,
+    },
+    /// How soon a first `deja index` makes the newest sessions recallable by
+    /// meaning: a generated history spread over DAYS, indexed with real
+    /// embeddings and interrupted once its last 30 days are embedded.
+    Newest {
+        /// Messages to generate.
+        #[arg(long, default_value_t = 100_000)]
+        messages: usize,
+        /// Days the history spans.
+        #[arg(long, default_value_t = 365.0)]
+        days: f64,
     },
     /// Times each stage of an in-process hybrid recall on an indexed HOME.
     Profile {
@@ -315,6 +327,9 @@ fn main() -> Result<()> {
                 print!("{}", refresh::table(&rows[rows.len() - 1..]));
             }
             println!("\n{}", refresh::table(&rows));
+        }
+        Cmd::Newest { messages, days } => {
+            print!("{}", newest::table(&newest::run(&deja, *messages, *days)?));
         }
         Cmd::Generate { messages, home } => {
             let g = generate::corpus(home, *messages, 42 + *messages as u64)?;

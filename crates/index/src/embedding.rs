@@ -2,8 +2,9 @@
 //! embedding units is split into windows, each window's text is looked up in
 //! the embedding cache (by content hash and model) and embedded only when
 //! missing, in batches of similar length; units and vectors are committed page
-//! by page, so a crash loses at most one page of work. The vector index is
-//! synced at the end.
+//! by page, newest sessions first, so a crash loses at most one page of work
+//! and recall (which scores units the vector index does not hold yet) sees
+//! each page as soon as it is committed. The vector index is synced at the end.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -14,8 +15,12 @@ use deja_store::embedding::{PendingMessage as Pending, Unit};
 use deja_store::vectors::{self, VectorError};
 use deja_store::{Store, StoreError};
 
-/// Messages read per page.
+/// Messages read per page, at most.
 const PAGE: usize = 512;
+/// Messages of the first page: pages start small and double up to [`PAGE`],
+/// so the newest sessions are committed (recallable by meaning) within
+/// seconds of the pass's start, not after a whole page of the model's time.
+const FIRST_PAGE: usize = 16;
 
 /// Counts from one pass.
 #[derive(Debug, Clone, Default)]
@@ -90,8 +95,8 @@ pub fn run(
     // Newest sessions first: the last days become searchable by meaning
     // first, and an interrupted pass leaves the oldest for the next run.
     let mut after = None;
-    loop {
-        let (page, last): (Vec<Pending>, _) = store.pending_newest(after, PAGE)?;
+    for n in 0.. {
+        let (page, last): (Vec<Pending>, _) = store.pending_newest(after, page_size(n))?;
         if page.is_empty() {
             break;
         }
@@ -103,6 +108,12 @@ pub fn run(
     }
 
     Ok(report)
+}
+
+/// Messages in page `n` of a pass (from 0): [`FIRST_PAGE`], doubling up to
+/// [`PAGE`].
+fn page_size(n: u32) -> usize {
+    (FIRST_PAGE << n.min(16)).min(PAGE)
 }
 
 /// Brings the vector index in line with the store once the model is done
@@ -180,4 +191,16 @@ fn embed_page(
     report.messages += page.len();
     report.units += units.len();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_start_small_and_double_up_to_the_page_size() {
+        let sizes: Vec<usize> = (0..8).map(page_size).collect();
+        assert_eq!(sizes, [16, 32, 64, 128, 256, 512, 512, 512]);
+        assert!((8..200).all(|n| page_size(n) == PAGE));
+    }
 }

@@ -7,7 +7,9 @@
 //! - this module: [`Settings`] (where things are), [`Embedder`] (indexing).
 //! - [`query`]: the query-time encoder, loaded as fast as possible.
 //! - [`window`]: token windows and neighbour context.
+//! - [`prefix`]: what a model expects before queries and passages.
 
+pub mod prefix;
 pub mod query;
 pub mod window;
 
@@ -185,10 +187,19 @@ impl Settings {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "model".into());
         format!(
-            "{name}@{}:{}",
+            "{name}@{}:{}{}",
             hash.get(..12).unwrap_or(&hash),
-            self.windowing()
+            self.windowing(),
+            self.prefix_tag()
         )
+    }
+
+    /// The prefixes' part of the id and fingerprint (empty without any; an
+    /// unreadable `deja-model.json` is reported when the model loads).
+    fn prefix_tag(&self) -> String {
+        prefix::Prefixes::of(&self.model_dir)
+            .map(|p| p.tag())
+            .unwrap_or_else(|_| "/p?".into())
     }
 
     /// The windowing part of the id and fingerprint: `max/overlap/context`,
@@ -217,10 +228,11 @@ impl Settings {
             .ok()?
             .as_nanos();
         Some(format!(
-            "{}|{}|{mtime}|{}",
+            "{}|{}|{mtime}|{}{}",
             path.display(),
             meta.len(),
-            self.windowing()
+            self.windowing(),
+            self.prefix_tag()
         ))
     }
 }
@@ -253,6 +265,7 @@ pub struct Embedder {
     batch_size: usize,
     batch_tokens: usize,
     one_per_call: bool,
+    prefixes: prefix::Prefixes,
 }
 
 /// Whether the ONNX graph in `onnx_bytes` quantises its activations with one
@@ -283,6 +296,7 @@ impl Embedder {
         let [onnx, tokenizer, config, special, tokenizer_config] = &files;
         let onnx_bytes = read(onnx)?;
         let one_per_call = scales_per_batch(&onnx_bytes);
+        let prefixes = prefix::Prefixes::of(&settings.model_dir)?;
         let computed_id = match known {
             Some(_) => String::new(),
             None => settings.model_id(&onnx_bytes),
@@ -343,6 +357,7 @@ impl Embedder {
             batch_size: settings.batch_size,
             batch_tokens: settings.batch_tokens,
             one_per_call,
+            prefixes,
         })
     }
 
@@ -413,10 +428,30 @@ impl Embedder {
         texts: &[String],
         done: &mut dyn FnMut(usize),
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let prefix = self.prefixes.passage.clone();
+        self.run_model(texts, &prefix, done)
+    }
+
+    /// Embeds `texts`, each after `prefix`, in batches.
+    fn run_model(
+        &mut self,
+        texts: &[String],
+        prefix: &str,
+        done: &mut dyn FnMut(usize),
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut vectors = Vec::with_capacity(texts.len());
         for range in self.batches(texts) {
             let end = range.end;
-            let batch = &texts[range];
+            let prefixed: Vec<String>;
+            let batch = if prefix.is_empty() {
+                &texts[range]
+            } else {
+                prefixed = texts[range]
+                    .iter()
+                    .map(|t| format!("{prefix}{t}"))
+                    .collect();
+                &prefixed[..]
+            };
             let mut out =
                 self.model
                     .embed(batch, Some(batch.len()))
@@ -464,9 +499,10 @@ impl Embedder {
         out
     }
 
-    /// Embeds one query.
+    /// Embeds one query (after the model's query prefix).
     pub fn embed_query(&mut self, query: &str) -> Result<Vec<f32>, EmbedError> {
-        let mut v = self.embed(&[query.to_string()])?;
+        let prefix = self.prefixes.query.clone();
+        let mut v = self.run_model(&[query.to_string()], &prefix, &mut |_| {})?;
         Ok(v.pop().unwrap_or_default())
     }
 }
@@ -684,6 +720,47 @@ mod tests {
         for (a, b) in alone.iter().zip(&e.embed(&texts).unwrap()) {
             assert!(dot(a, b) > 0.9999, "{}", dot(a, b));
         }
+    }
+
+    #[test]
+    fn a_model_folder_with_prefixes_embeds_queries_and_passages_after_them() {
+        let plain_settings = settings(256, 32, 0);
+        let dir = tempfile::tempdir().unwrap();
+        for f in plain_settings.model_files().unwrap() {
+            std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
+        }
+        std::fs::write(
+            dir.path().join(prefix::FILE),
+            r#"{"query_prefix": "query: ", "passage_prefix": "passage: "}"#,
+        )
+        .unwrap();
+        let mut prefixed_settings = plain_settings.clone();
+        prefixed_settings.model_dir = dir.path().to_path_buf();
+        let mut plain = Embedder::load(&plain_settings, None).unwrap();
+        let mut prefixed = Embedder::load(&prefixed_settings, None).unwrap();
+        let text = "the tenant predicate is missing".to_string();
+        let same = |a: &[f32], b: &[f32]| dot(a, b) > 0.9999;
+        let passage = prefixed.embed(std::slice::from_ref(&text)).unwrap();
+        let by_hand = plain.embed(&[format!("passage: {text}")]).unwrap();
+        assert!(same(&passage[0], &by_hand[0]));
+        let query = prefixed.embed_query(&text).unwrap();
+        let by_hand = plain.embed(&[format!("query: {text}")]).unwrap();
+        assert!(same(&query, &by_hand[0]));
+        assert!(!same(&query, &passage[0]));
+        // The query encoder puts the same prefix first.
+        let mut encoder = query::QueryEncoder::load(&prefixed_settings).unwrap();
+        assert!(same(&encoder.encode(&text).unwrap(), &query));
+        // Prefixes are part of the id and the fingerprint.
+        let tag = prefix::Prefixes::of(dir.path()).unwrap().tag();
+        let id = |s: &Settings| s.model_id(b"same bytes");
+        assert_ne!(id(&plain_settings), id(&prefixed_settings));
+        assert!(
+            id(&prefixed_settings).ends_with(&tag),
+            "{}",
+            id(&prefixed_settings)
+        );
+        assert!(prefixed_settings.fingerprint().unwrap().ends_with(&tag));
+        assert!(plain_settings.fingerprint().unwrap().ends_with("|256/32/0"));
     }
 
     #[test]

@@ -30,12 +30,14 @@ pub struct QueryEncoder {
     tokenizer: Tokenizer,
     token_types: bool,
     model_dir: PathBuf,
+    prefix: String,
 }
 
 impl QueryEncoder {
     /// Loads the runtime, model and tokenizer named by `settings`.
     pub fn load(settings: &Settings) -> Result<QueryEncoder, EmbedError> {
         let [onnx, tokenizer_file, ..] = settings.model_files()?;
+        let prefix = super::prefix::Prefixes::of(&settings.model_dir)?.query;
         // The tokenizer loads on its own thread while ONNX Runtime starts.
         let max_tokens = settings.max_tokens;
         let tokenizer_thread =
@@ -77,11 +79,20 @@ impl QueryEncoder {
             tokenizer,
             token_types,
             model_dir: settings.model_dir.clone(),
+            prefix,
         })
     }
 
-    /// The unit-length embedding of `text`.
+    /// The unit-length embedding of the query `text` (after the model's
+    /// query prefix).
     pub fn encode(&mut self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        let prefixed;
+        let text = if self.prefix.is_empty() {
+            text
+        } else {
+            prefixed = format!("{}{text}", self.prefix);
+            prefixed.as_str()
+        };
         let err = |message: String| EmbedError::Model {
             path: self.model_dir.clone(),
             message,

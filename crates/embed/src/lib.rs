@@ -26,6 +26,12 @@ pub use deja_model::ModelStamp as Known;
 /// The default model's folder name under `<data dir>/models`.
 pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2-int8";
 
+/// The folder used when the default one is not installed: the same model in
+/// fp32 arithmetic, which `scripts/fetch-model` installs first (so an
+/// installation made before the int8 build, or one whose build failed, still
+/// embeds).
+pub const FALLBACK_MODEL: &str = "all-MiniLM-L6-v2";
+
 /// Why embeddings are unavailable or failed.
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
@@ -111,7 +117,14 @@ impl Settings {
     /// `runtime/` and `cache/`).
     pub fn from_config(c: &deja_config::Embed, home: &Path, data_dir: &Path) -> Settings {
         let model_dir = if c.model_dir.is_empty() {
-            data_dir.join("models").join(DEFAULT_MODEL)
+            let models = data_dir.join("models");
+            let default = models.join(DEFAULT_MODEL);
+            let fallback = models.join(FALLBACK_MODEL);
+            if !default.join("model.onnx").is_file() && fallback.join("model.onnx").is_file() {
+                fallback
+            } else {
+                default
+            }
         } else {
             deja_config::expand_home(&c.model_dir, home)
         };
@@ -559,6 +572,34 @@ mod tests {
             );
         }
         settings
+    }
+
+    #[test]
+    fn without_the_int8_build_the_fp32_model_is_used() {
+        let data = tempfile::tempdir().unwrap();
+        let home = data.path();
+        let dir = |name: &str| data.path().join("models").join(name);
+        let c = deja_config::defaults(Path::new("/nonexistent/config.toml"), &|_| None)
+            .unwrap()
+            .config
+            .embed;
+        // Nothing installed: the default, so the error names what to install.
+        assert_eq!(
+            Settings::from_config(&c, home, data.path()).model_dir,
+            dir(DEFAULT_MODEL)
+        );
+        std::fs::create_dir_all(dir(FALLBACK_MODEL)).unwrap();
+        std::fs::write(dir(FALLBACK_MODEL).join("model.onnx"), b"x").unwrap();
+        assert_eq!(
+            Settings::from_config(&c, home, data.path()).model_dir,
+            dir(FALLBACK_MODEL)
+        );
+        std::fs::create_dir_all(dir(DEFAULT_MODEL)).unwrap();
+        std::fs::write(dir(DEFAULT_MODEL).join("model.onnx"), b"x").unwrap();
+        assert_eq!(
+            Settings::from_config(&c, home, data.path()).model_dir,
+            dir(DEFAULT_MODEL)
+        );
     }
 
     #[test]

@@ -110,13 +110,7 @@ pub fn run(deja: &std::path::Path, messages: usize, days: f64) -> Result<Newest>
     let stopped_at = started.elapsed().as_secs_f64() - stop_s;
     let c = db.context("the store was never created")?;
     let messages_stored: i64 = c.query_row("SELECT count(*) FROM messages", [], |r| r.get(0))?;
-    let pending_after: i64 = c.query_row(
-        "SELECT count(*) FROM messages m
-         WHERE length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
-           AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)",
-        [],
-        |r| r.get(0),
-    )?;
+    let pending_after = deja_store::Store::open_read(&env.database())?.pending_count()?;
     let (oldest, newest): (i64, i64) = c.query_row(
         "SELECT min(started_at), max(started_at) FROM sessions",
         [],

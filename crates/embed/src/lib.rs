@@ -637,6 +637,18 @@ mod tests {
         Embedder::load(&settings(max_tokens, overlap_tokens, context_tokens), None).unwrap()
     }
 
+    fn strings(texts: &[&str]) -> Vec<String> {
+        texts.iter().map(|t| t.to_string()).collect()
+    }
+
+    /// Each of `texts` embedded in a call of its own.
+    fn each_alone(e: &mut Embedder, texts: &[String]) -> Vec<Vec<f32>> {
+        texts
+            .iter()
+            .map(|t| e.embed(std::slice::from_ref(t)).unwrap().remove(0))
+            .collect()
+    }
+
     /// Texts of many lengths, in no order (a deterministic sequence).
     fn texts(n: usize) -> Vec<String> {
         let mut seed = 0x2545_f491_u64;
@@ -702,20 +714,14 @@ mod tests {
     #[test]
     fn embedding_in_batches_gives_each_text_its_own_vector_in_order() {
         let mut e = load(256, 32, 0);
-        let texts: Vec<String> = [
+        let texts = strings(&[
             "the tenant predicate is missing from the query",
             "I like pizza with extra cheese",
             "cargo test fails with a linker error on macOS",
             "rebase the branch onto main and force-push",
             "the tenant predicate is missing from the query",
-        ]
-        .iter()
-        .map(|t| t.to_string())
-        .collect();
-        let alone: Vec<Vec<f32>> = texts
-            .iter()
-            .map(|t| e.embed(std::slice::from_ref(t)).unwrap().remove(0))
-            .collect();
+        ]);
+        let alone = each_alone(&mut e, &texts);
         e.batch_size = 2;
         let batched = e.embed(&texts).unwrap();
         assert_eq!(batched.len(), texts.len());
@@ -737,17 +743,11 @@ mod tests {
         assert!(!scales_per_batch(b"MatMul DequantizeLinear QuantizeLinear"));
         let mut e = load(256, 32, 0);
         assert!(e.one_per_call, "the default model computes in int8");
-        let texts: Vec<String> = [
+        let texts = strings(&[
             "a short line",
             "the tenant predicate is missing from the query, so every customer sees the others' rows",
-        ]
-        .iter()
-        .map(|t| t.to_string())
-        .collect();
-        let alone: Vec<Vec<f32>> = texts
-            .iter()
-            .map(|t| e.embed(std::slice::from_ref(t)).unwrap().remove(0))
-            .collect();
+        ]);
+        let alone = each_alone(&mut e, &texts);
         // Batched together (padded to the longer text), the short text's
         // vector moves: the reason for one text per call.
         e.one_per_call = false;

@@ -894,3 +894,56 @@ fn recall_says_how_much_of_the_history_meaning_covers() {
     sb.ok(&["index"]);
     assert!(covers(&sb).is_empty());
 }
+
+/// An unrestricted recall searches the vector index beside the lexical half
+/// (on its own thread); a restricted one filters its nearest messages to the
+/// scope, computing similarities exactly. A filter that lets everything
+/// through must answer as no filter does: same sessions, messages and order,
+/// scores equal but for the vector index's rounding.
+#[test]
+fn an_all_inclusive_filter_answers_exactly_as_no_filter() {
+    let sb = demo_with_model("");
+    let hits = |v: &Value| -> Vec<(String, i64, f64)> {
+        v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h["session_id"].as_str().unwrap().to_string(),
+                    h["message_index"].as_i64().unwrap(),
+                    h["score"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    for query in [
+        "that tenant predicate bug",
+        "the chart redraws and burns processor time",
+        "how did we make the retry wait longer each time",
+    ] {
+        for mode in ["hybrid", "semantic"] {
+            let free = hits(&sb.run(&["recall", "--mode", mode, "--json", query]).json());
+            let scoped = hits(
+                &sb.run(&[
+                    "recall",
+                    "--mode",
+                    mode,
+                    "--json",
+                    "--since",
+                    "2000-01-01",
+                    query,
+                ])
+                .json(),
+            );
+            assert!(!free.is_empty(), "{mode} `{query}`");
+            let order = |h: &[(String, i64, f64)]| -> Vec<(String, i64)> {
+                h.iter().map(|(s, i, _)| (s.clone(), *i)).collect()
+            };
+            assert_eq!(order(&free), order(&scoped), "{mode} `{query}`");
+            for (a, b) in free.iter().zip(&scoped) {
+                assert!((a.2 - b.2).abs() < 1e-3, "{mode} `{query}`: {a:?} vs {b:?}");
+            }
+        }
+    }
+}

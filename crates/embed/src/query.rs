@@ -50,18 +50,16 @@ impl QueryEncoder {
         };
         let model_path = prepare_at(settings, &env, &onnx).unwrap_or(onnx);
         deja_model::trace::trace("optimized model found");
-        let threads = if settings.threads > 0 {
-            settings.threads
-        } else {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        };
         let session = Session::builder(&env)
             .map_err(|e| err(e.to_string()))?
             .with_optimization_level(GraphOptimizationLevel::Disable)
             .map_err(|e| err(e.to_string()))?
-            .with_intra_threads(threads)
+            // One short query runs on one thread, and no idle thread spins
+            // after it: the engine searches the lexical index on the other
+            // core meanwhile, and the vector index right after on this one.
+            .with_intra_threads(1)
+            .map_err(|e| err(e.to_string()))?
+            .with_intra_op_spinning(false)
             .map_err(|e| err(e.to_string()))?
             .commit_from_file(&model_path)
             .map_err(|e| err(e.to_string()))?;

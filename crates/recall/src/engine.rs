@@ -17,7 +17,8 @@ use deja_store::Store;
 use std::collections::HashMap;
 
 use crate::{
-    add_semantic, gather_lexical, hydrate_capped, rank, semantic, Candidates, Hit, Signals, Tuning,
+    add_nearest, add_semantic, gather_lexical, hydrate_capped, rank, semantic, Candidates, Hit,
+    Signals, Tuning,
 };
 
 pub use crate::RecallError;
@@ -235,10 +236,16 @@ impl Engine {
                 stamp,
                 encoder,
             } if wants_semantic => {
+                // The vectors are made ready first: the search of the whole
+                // history needs no store, so the worker runs it as soon as
+                // the query is embedded, while the lexical half runs here.
+                let prepared = prepare_vectors(store, &self.vectors_path, &mut self.index, stamp);
+                let ready = prepared.as_ref().ok();
+                let whole = query.scope.is_unrestricted();
                 let loaded = encoder.take();
                 let settings: &Settings = settings;
                 let text = query.text;
-                let (signals, (back, vector)) = std::thread::scope(|scope| {
+                let (signals, (back, vector, nearest)) = std::thread::scope(|scope| {
                     let worker = scope.spawn(move || {
                         let mut encoder = match loaded {
                             Some(e) => e,
@@ -247,12 +254,20 @@ impl Engine {
                                     trace("model loaded");
                                     Box::new(e)
                                 }
-                                Err(e) => return (None, Err(e.to_string())),
+                                Err(e) => return (None, Err(e.to_string()), None),
                             },
                         };
                         let v = encoder.encode(text).map_err(|e| e.to_string());
                         trace("query embedded");
-                        (Some(encoder), v)
+                        let nearest = match (&v, ready) {
+                            (Ok(v), Some(p)) if whole => {
+                                let found = semantic::nearest_units(&p.vectors(), v, depth);
+                                trace("nearest units found");
+                                Some(found)
+                            }
+                            _ => None,
+                        };
+                        (Some(encoder), v, nearest)
                     });
                     let signals = gather_lexical(store, query.text, query.mode, query.scope, depth);
                     trace("lexical ranked");
@@ -260,6 +275,7 @@ impl Engine {
                         (
                             None,
                             Err("the model failed while embedding the query".into()),
+                            None,
                         )
                     });
                     (signals, embedded)
@@ -270,7 +286,7 @@ impl Engine {
                     }
                     back => *encoder = back,
                 }
-                (signals, Some((vector, stamp.clone())))
+                (signals, Some((vector, nearest, prepared)))
             }
             Semantic::Unavailable(why) if wants_semantic => {
                 unavailable = Some(why.clone());
@@ -289,26 +305,35 @@ impl Engine {
         let mut lexical_unavailable = None;
         let mut signals = match lexical {
             Ok(signals) => signals,
-            Err(e) if query.mode == Mode::Hybrid && matches!(embedded, Some((Ok(_), _))) => {
+            Err(e) if query.mode == Mode::Hybrid && matches!(embedded, Some((Ok(_), _, _))) => {
                 lexical_unavailable = Some(format!("the full-text search failed: {e}"));
                 Signals::empty(query.mode)
             }
             Err(e) => return Err(e),
         };
-        if let Some((vector, stamp)) = embedded {
+        if let Some((vector, nearest, prepared)) = embedded {
             match vector {
                 Ok(v) => {
-                    let found = semantic_half(
-                        store,
-                        &self.vectors_path,
-                        &mut self.index,
-                        &stamp,
-                        &v,
-                        query,
-                        depth,
-                        &mut signals,
-                        &mut notices,
-                    );
+                    let found = prepared.and_then(|p| {
+                        match nearest {
+                            Some(units) => {
+                                add_nearest(store, &mut signals, query.text, units?, depth)?
+                            }
+                            None => add_semantic(
+                                store,
+                                &mut signals,
+                                query.text,
+                                &p.vectors(),
+                                &v,
+                                query.scope,
+                                depth,
+                            )?,
+                        }
+                        if p.index.is_none() {
+                            notices.push("the vector index is missing or unreadable; scoring every vector directly (run `deja index` to rebuild it)".to_string());
+                        }
+                        Ok(())
+                    });
                     match found {
                         Ok(()) => trace("semantic ranked"),
                         Err(e) if lexical_unavailable.is_none() => {
@@ -355,21 +380,31 @@ impl Engine {
     }
 }
 
-/// The semantic half: opens (or reuses) the memory-mapped vector index
-/// while it is the current file, reads the vectors embedded since it was
-/// saved, and adds the semantic ranking to `signals`.
-#[allow(clippy::too_many_arguments)]
-fn semantic_half(
+/// The vectors a query is ranked against: the saved index (when it is
+/// usable) and the units embedded since it was saved.
+struct Prepared<'a> {
+    index: Option<&'a VectorIndex>,
+    unsynced: HashMap<u64, Vec<f32>>,
+}
+
+impl Prepared<'_> {
+    fn vectors(&self) -> semantic::Vectors<'_> {
+        semantic::Vectors {
+            index: self.index,
+            unsynced: &self.unsynced,
+        }
+    }
+}
+
+/// Opens (or reuses) the memory-mapped vector index while it is the current
+/// file, and reads the vectors embedded since it was saved: every stored
+/// vector when there is no usable index file.
+fn prepare_vectors<'c>(
     store: &Store,
     vectors_path: &Path,
-    cache: &mut Option<(IndexFile, Option<VectorIndex>)>,
+    cache: &'c mut Option<(IndexFile, Option<VectorIndex>)>,
     stamp: &ModelStamp,
-    query_vector: &[f32],
-    query: &Query<'_>,
-    depth: usize,
-    signals: &mut Signals,
-    notices: &mut Vec<String>,
-) -> Result<(), RecallError> {
+) -> Result<Prepared<'c>, RecallError> {
     let meta = std::fs::metadata(vectors_path).ok();
     let file = IndexFile {
         watermark: vectors::watermark(store)?,
@@ -381,26 +416,11 @@ fn semantic_half(
         *cache = Some((file, opened));
     }
     let index = cache.as_ref().and_then(|(_, ix)| ix.as_ref());
-    let unsynced = if index.is_some() {
-        vectors::unsynced(store, &stamp.id)?
-    } else {
-        // No usable index file: score every stored vector directly.
-        notices.push("the vector index is missing or unreadable; scoring every vector directly (run `deja index` to rebuild it)".to_string());
-        vectors::all(store, &stamp.id)?
+    let unsynced = match index {
+        Some(_) => vectors::unsynced(store, &stamp.id)?,
+        None => vectors::all(store, &stamp.id)?,
     };
-    let vectors = semantic::Vectors {
-        index,
-        unsynced: &unsynced,
-    };
-    add_semantic(
-        store,
-        signals,
-        query.text,
-        &vectors,
-        query_vector,
-        query.scope,
-        depth,
-    )
+    Ok(Prepared { index, unsynced })
 }
 
 /// Sets each shown session's `more_in_session` (on its first hit): how many

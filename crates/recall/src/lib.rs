@@ -314,6 +314,22 @@ pub fn add_semantic(
     Ok(())
 }
 
+/// [`add_semantic`] for units already found nearest the query (by
+/// [`semantic::nearest_units`], while the lexical half ran).
+pub fn add_nearest(
+    store: &Store,
+    signals: &mut Signals,
+    query: &str,
+    units: Vec<(u64, f32)>,
+    depth: usize,
+) -> Result<()> {
+    if matches!(signals.mode, Mode::Semantic | Mode::Hybrid) {
+        signals.semantic = semantic::best_messages(store, units, depth)?;
+        locate(store, signals, query)?;
+    }
+    Ok(())
+}
+
 /// Fills in the sessions of every candidate message and their date affinity.
 fn locate(store: &Store, signals: &mut Signals, query: &str) -> Result<()> {
     let ids: Vec<i64> = signals

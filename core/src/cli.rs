@@ -89,6 +89,8 @@ pub enum Command {
     Team(crate::commands::team::TeamArgs),
     /// Print a project's memory as a short Markdown digest (for an agent's session start).
     Context(crate::commands::context::ContextArgs),
+    /// Browse and search the memory in a local web page (127.0.0.1 only, with a per-run token).
+    Ui(crate::ui::UiArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.

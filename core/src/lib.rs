@@ -5,7 +5,8 @@
 //! them with `deja-embed`; `deja-recall` ranks what is stored. This crate
 //! parses the command line ([`cli`]), resolves [`paths`] and the [`app`]
 //! state, holds the writer [`lock`], and drives each subcommand
-//! ([`commands`]), printing through [`output`] and [`json`].
+//! ([`commands`]), printing through [`output`] and [`json`]; [`mcp`] serves
+//! agents and [`ui`] serves a local web page.
 
 // Everything this crate prints for people goes through `deja_render`'s
 // terminal filter: these shadow the standard macros in every module below,
@@ -43,6 +44,7 @@ pub mod lock;
 pub mod mcp;
 pub mod output;
 pub mod paths;
+pub mod ui;
 
 /// How a command ended, mapped to the process exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +133,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         Command::Context(args) => commands::context::run(&app, &args),
         Command::Setup(args) => commands::setup::run(&app, &args),
         Command::Team(args) => commands::team::run(&app, &args),
+        Command::Ui(args) => ui::run(&app, &args),
         Command::Completions { shell } => commands::completions::run(shell),
     }
 }

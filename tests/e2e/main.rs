@@ -27,4 +27,5 @@ mod plugins;
 mod recall;
 mod team;
 mod trust;
+mod ui;
 mod wiring;

@@ -47,6 +47,31 @@ fn mode(path: &Path) -> Option<u32> {
 
 /// Runs the command.
 pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
+    with_report(app, |report, problems| {
+        if as_json {
+            output::print_json(report)?;
+        } else {
+            print_text(app, report, problems);
+        }
+        Ok(if problems.is_empty() {
+            ExitStatus::Success
+        } else {
+            ExitStatus::NoResults
+        })
+    })
+}
+
+/// The report `deja doctor --json` prints, as a JSON value (for the status
+/// page of `deja ui`).
+pub fn report(app: &App) -> Result<serde_json::Value> {
+    with_report(app, |report, _| Ok(serde_json::to_value(report)?))
+}
+
+/// Gathers the report and hands it, with its problems, to `then`.
+fn with_report<T>(
+    app: &App,
+    then: impl FnOnce(&out::Doctor<'_>, &[Problem]) -> Result<T>,
+) -> Result<T> {
     let mut problems: Vec<Problem> = Vec::new();
     let config = config(app, &mut problems);
     let store = open_store(app, &mut problems);
@@ -73,17 +98,7 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
         team,
         wiring,
     };
-
-    if as_json {
-        output::print_json(&report)?;
-    } else {
-        print_text(app, &report, &problems);
-    }
-    Ok(if problems.is_empty() {
-        ExitStatus::Success
-    } else {
-        ExitStatus::NoResults
-    })
+    then(&report, &problems)
 }
 
 /// The config file, and its error as a problem.

@@ -71,10 +71,7 @@ pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
         eprintln!("no session matches; nothing forgotten");
         return Ok(ExitStatus::Success);
     }
-    // A scrub an earlier run left pending is finished by this one too.
-    let n = store.forget(&rows)?;
-    deja_store::vectors::sync_after_change(&store, &app.paths.vectors())?;
-    let scrub_pending = store.scrub_pending()?;
+    let Forgotten { n, scrub_pending } = forget_rows(app, &mut store, &rows)?;
     if args.json {
         print_sessions(&rows, false, true)?;
     }
@@ -89,6 +86,42 @@ pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Incomplete);
     }
     Ok(ExitStatus::Success)
+}
+
+/// What forgetting did.
+#[derive(Debug, Clone, Copy)]
+pub struct Forgotten {
+    /// Sessions forgotten.
+    pub n: usize,
+    /// Whether some file still holds their text (a scrub is pending).
+    pub scrub_pending: bool,
+}
+
+/// Forgets `rows` in `store` (opened for writing, under the writer lock)
+/// and drops their vectors. A scrub an earlier run left pending is finished
+/// by this one too.
+pub fn forget_rows(app: &App, store: &mut Store, rows: &[SessionRow]) -> Result<Forgotten> {
+    let n = store.forget(rows)?;
+    deja_store::vectors::sync_after_change(store, &app.paths.vectors())?;
+    Ok(Forgotten {
+        n,
+        scrub_pending: store.scrub_pending()?,
+    })
+}
+
+/// Forgets the session `id` names (an id or a unique prefix), under the
+/// writer lock, as `deja forget ID --yes` does; returns its row and what
+/// forgetting did.
+pub fn forget_one(app: &App, id: &str) -> Result<(SessionRow, Forgotten)> {
+    let _lock = lock::acquire(
+        &app.paths.lock_file(),
+        Wait::Up(Duration::from_secs(app.config.config.index.lock_wait_secs)),
+        &mut |m| output::warn(m),
+    )?;
+    let mut store = Store::open(&app.paths.database())?;
+    let row = super::pick_session(&store, id)?;
+    let done = forget_rows(app, &mut store, std::slice::from_ref(&row))?;
+    Ok((row, done))
 }
 
 /// The sessions the ids and filters name, without duplicates; `None` when

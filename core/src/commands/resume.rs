@@ -32,18 +32,32 @@ fn refuse(id: &str, message: &str, as_json: bool) -> Result<ExitStatus> {
     Ok(ExitStatus::Error)
 }
 
-/// Runs the command.
-pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatus> {
-    let store = super::open_read(app)?;
-    let row = super::pick_session(&store, id)?;
+/// How to reopen a session.
+pub enum Advice {
+    /// The command that does, in `cwd`.
+    Command {
+        /// The program and its arguments.
+        argv: Vec<String>,
+        /// Where to run it.
+        cwd: Option<String>,
+        /// What the reader says about it (may be empty).
+        note: String,
+        /// The whole command as one shell line (`cd DIR && ...`).
+        line: String,
+    },
+    /// Why it cannot be reopened here.
+    Refused(String),
+}
+
+/// How `row` can be reopened, as its reader advises.
+pub fn advise(app: &App, row: &deja_store::SessionRow) -> Result<Advice> {
     if let Some(origin) = &row.origin {
         // Pulled from the team store: its transcript, and the harness state
         // that resuming needs, are on the machine that published it.
-        let message = format!(
+        return Ok(Advice::Refused(format!(
             "it lives on another machine, {origin} (pulled from the team store); resume it there with `deja resume {id}`, or read it here with `deja show {id}`",
             id = row.id
-        );
-        return refuse(&row.id, &message, as_json);
+        )));
     }
     let plugin = app.host().get(&row.harness).ok_or_else(|| {
         anyhow!(
@@ -61,13 +75,9 @@ pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatu
         source,
         &context,
     )?;
-    match advice {
-        // The reader's message says who cannot and why.
-        Resume::Refused(message) => refuse(&row.id, &message, as_json),
+    Ok(match advice {
+        Resume::Refused(message) => Advice::Refused(message),
         Resume::Command { argv, cwd, note } => {
-            let Some((program, rest)) = argv.split_first() else {
-                bail!("the {} reader advised an empty command", row.harness);
-            };
             let command = argv
                 .iter()
                 .map(|a| shell_quote(a))
@@ -75,7 +85,33 @@ pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatu
                 .join(" ");
             let line = match &cwd {
                 Some(dir) => format!("cd {} && {command}", shell_quote(dir)),
-                None => command.clone(),
+                None => command,
+            };
+            Advice::Command {
+                argv,
+                cwd,
+                note,
+                line,
+            }
+        }
+    })
+}
+
+/// Runs the command.
+pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatus> {
+    let store = super::open_read(app)?;
+    let row = super::pick_session(&store, id)?;
+    match advise(app, &row)? {
+        // The reader's message says who cannot and why.
+        Advice::Refused(message) => refuse(&row.id, &message, as_json),
+        Advice::Command {
+            argv,
+            cwd,
+            note,
+            line,
+        } => {
+            let Some((program, rest)) = argv.split_first() else {
+                bail!("the {} reader advised an empty command", row.harness);
             };
             if !note.is_empty() {
                 output::warn(&note);

@@ -11,11 +11,16 @@
 //!   that says it is data; every copy of the frame's tag inside stored text
 //!   is neutralised, control characters are replaced, answers are cut on
 //!   character boundaries.
+//! - [`html`]: for a web page. The same cleaning as for a terminal, then
+//!   HTML escaping, so stored text shows as text and never as markup;
+//!   whole messages rendered with their code blocks highlighted and long
+//!   blocks folded.
 //! - [`structured`]: for an agent reading JSON (an MCP `structuredContent`):
 //!   every string of the value neutralised and bounded, and the value
 //!   carries the trust marker and the frame's notice itself.
 
 pub mod frame;
+pub mod html;
 pub mod structured;
 pub mod term;
 

@@ -19,6 +19,7 @@ mod scale;
 mod sweep;
 mod team;
 mod throughput;
+mod ui;
 
 use std::path::PathBuf;
 
@@ -132,6 +133,15 @@ enum Cmd {
     },
     /// Recall through `deja mcp` and the SessionStart hook on an existing HOME.
     Mcp {
+        /// A HOME whose store `deja index` (or `scale --home`) filled.
+        home: PathBuf,
+        /// Rounds over the latency queries.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+    },
+    /// The web page (`deja ui`) on an existing HOME: searches and the page
+    /// of the longest session, over HTTP.
+    Ui {
         /// A HOME whose store `deja index` (or `scale --home`) filled.
         home: PathBuf,
         /// Rounds over the latency queries.
@@ -308,6 +318,7 @@ fn main() -> Result<()> {
             print!("{}", report::scale_table(std::slice::from_ref(&s)));
         }
         Cmd::Mcp { home, rounds } => print!("{}", mcp::measure(&deja, home, *rounds)?),
+        Cmd::Ui { home, rounds } => print!("{}", ui::measure(&deja, home, *rounds)?),
         Cmd::Hooks { messages, runs } => print!("{}", mcp::hooks(&deja, *messages, *runs)?),
         Cmd::Team { sizes, embed_sizes } => {
             let server = team::server()?;

@@ -331,3 +331,63 @@ fn a_real_browser_searches_reads_folds_and_forgets_and_no_stored_script_runs() {
         );
     }
 }
+
+#[test]
+fn a_long_session_is_paged_and_a_hit_opens_its_page() {
+    // 1,000 exchanges: 2,000 messages, ten pages of 200.
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let mut history = String::from("\n# aider chat started at 2026-07-17 09:00:00\n\n");
+    for i in 0..1000 {
+        let topic = if i == 750 {
+            "the wombat scheduler deadlock"
+        } else {
+            "routine chores"
+        };
+        history.push_str(&format!(
+            "#### question {i} about {topic}  \n\nAnswer {i} about {topic}.\n\n"
+        ));
+    }
+    sb.write("work/long/.aider.chat.history.md", &history);
+    sb.write(
+        ".config/deja/aider-projects",
+        format!("{}\n", sb.home.join("work/long").display()),
+    );
+    sb.ok(&["index"]);
+    let id = session_of(&sb, "long");
+    let ui = Ui::start(&sb);
+    let host = format!("127.0.0.1:{}", ui.port);
+    let cookie = ui.cookie();
+    let (status, _, body) = ui.get(&format!("/session/{id}"), &host, Some(&cookie));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body.matches("<article ").count(), 200);
+    assert!(body.contains("page 1 of 10"), "{body}");
+    assert!(body.contains("id=\"m0\"") && !body.contains("id=\"m200\""));
+    // The search's hit links to the page that holds it, at the message.
+    let (_, _, found) = ui.get("/search?q=wombat+deadlock", &host, Some(&cookie));
+    let link = format!("/session/{}?at=1500#m1500", encode_id(&id));
+    assert!(found.contains(&link), "{link} not in {found}");
+    let (status, _, body) = ui.get(&format!("/session/{id}?at=1500"), &host, Some(&cookie));
+    assert_eq!(status, 200);
+    assert!(body.contains("page 8 of 10"), "{body}");
+    assert!(body.contains("id=\"m1500\" class=\"msg hit\""), "{body}");
+    assert_eq!(body.matches("class=\"msg near\"").count(), 6);
+}
+
+/// A session id as the pages put it in an address (every character but
+/// letters and digits percent-encoded).
+fn encode_id(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_string()
+            } else {
+                let mut buf = [0u8; 4];
+                c.encode_utf8(&mut buf)
+                    .bytes()
+                    .map(|b| format!("%{b:02X}"))
+                    .collect()
+            }
+        })
+        .collect()
+}

@@ -432,3 +432,29 @@ pub fn gemini_session(
     std::fs::write(&path, text).unwrap();
     path
 }
+
+/// A sandbox with one aider session of `n` exchanges (2n messages) in
+/// `work/long`, indexed without embeddings; exchange `wombat_at` is about
+/// "the wombat scheduler deadlock", the others about routine chores.
+pub fn long_aider_session(n: usize, wombat_at: usize) -> Sandbox {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let mut history = String::from("\n# aider chat started at 2026-07-17 09:00:00\n\n");
+    for i in 0..n {
+        let topic = if i == wombat_at {
+            "the wombat scheduler deadlock"
+        } else {
+            "routine chores"
+        };
+        history.push_str(&format!(
+            "#### question {i} about {topic}  \n\nAnswer {i} about {topic}.\n\n"
+        ));
+    }
+    sb.write("work/long/.aider.chat.history.md", &history);
+    sb.write(
+        ".config/deja/aider-projects",
+        format!("{}\n", sb.home.join("work/long").display()),
+    );
+    sb.ok(&["index"]);
+    sb
+}

@@ -602,26 +602,7 @@ fn an_unreadable_message_is_left_out_with_a_warning_and_the_rest_answer() {
 
 /// An aider history of one session with `n` exchanges about numbered topics.
 fn long_session(n: usize) -> Sandbox {
-    let sb = Sandbox::new();
-    sb.config("[embed]\nenabled = false\n");
-    let mut history = String::from("\n# aider chat started at 2026-07-17 09:00:00\n\n");
-    for i in 0..n {
-        let topic = if i == 6 {
-            "the wombat scheduler deadlock"
-        } else {
-            "routine chores"
-        };
-        history.push_str(&format!(
-            "#### question {i} about {topic}  \n\nAnswer {i} about {topic}.\n\n"
-        ));
-    }
-    sb.write("work/long/.aider.chat.history.md", &history);
-    sb.write(
-        ".config/deja/aider-projects",
-        format!("{}\n", sb.home.join("work/long").display()),
-    );
-    sb.ok(&["index"]);
-    sb
+    crate::common::long_aider_session(n, 6)
 }
 
 #[test]

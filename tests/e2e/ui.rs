@@ -335,25 +335,7 @@ fn a_real_browser_searches_reads_folds_and_forgets_and_no_stored_script_runs() {
 #[test]
 fn a_long_session_is_paged_and_a_hit_opens_its_page() {
     // 1,000 exchanges: 2,000 messages, ten pages of 200.
-    let sb = Sandbox::new();
-    sb.config("[embed]\nenabled = false\n");
-    let mut history = String::from("\n# aider chat started at 2026-07-17 09:00:00\n\n");
-    for i in 0..1000 {
-        let topic = if i == 750 {
-            "the wombat scheduler deadlock"
-        } else {
-            "routine chores"
-        };
-        history.push_str(&format!(
-            "#### question {i} about {topic}  \n\nAnswer {i} about {topic}.\n\n"
-        ));
-    }
-    sb.write("work/long/.aider.chat.history.md", &history);
-    sb.write(
-        ".config/deja/aider-projects",
-        format!("{}\n", sb.home.join("work/long").display()),
-    );
-    sb.ok(&["index"]);
+    let sb = crate::common::long_aider_session(1000, 750);
     let id = session_of(&sb, "long");
     let ui = Ui::start(&sb);
     let host = format!("127.0.0.1:{}", ui.port);

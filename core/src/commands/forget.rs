@@ -54,12 +54,7 @@ pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
         );
         return Ok(ExitStatus::Success);
     }
-    let _lock = lock::acquire(
-        &app.paths.lock_file(),
-        Wait::Up(Duration::from_secs(app.config.config.index.lock_wait_secs)),
-        &mut |m| output::warn(m),
-    )?;
-    let mut store = Store::open(&app.paths.database())?;
+    let (_lock, mut store) = open_write(app)?;
     let Some(rows) = select(app, &store, args, !args.yes)? else {
         eprintln!("nothing forgotten");
         return Ok(ExitStatus::Success);
@@ -88,6 +83,17 @@ pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
+/// The writer lock (waiting up to `index.lock_wait_secs`) and the store
+/// opened for writing under it.
+fn open_write(app: &App) -> Result<(lock::WriterLock, Store)> {
+    let held = lock::acquire(
+        &app.paths.lock_file(),
+        Wait::Up(Duration::from_secs(app.config.config.index.lock_wait_secs)),
+        &mut |m| output::warn(m),
+    )?;
+    Ok((held, Store::open(&app.paths.database())?))
+}
+
 /// What forgetting did.
 #[derive(Debug, Clone, Copy)]
 pub struct Forgotten {
@@ -113,12 +119,7 @@ pub fn forget_rows(app: &App, store: &mut Store, rows: &[SessionRow]) -> Result<
 /// writer lock, as `deja forget ID --yes` does; returns its row and what
 /// forgetting did.
 pub fn forget_one(app: &App, id: &str) -> Result<(SessionRow, Forgotten)> {
-    let _lock = lock::acquire(
-        &app.paths.lock_file(),
-        Wait::Up(Duration::from_secs(app.config.config.index.lock_wait_secs)),
-        &mut |m| output::warn(m),
-    )?;
-    let mut store = Store::open(&app.paths.database())?;
+    let (_lock, mut store) = open_write(app)?;
     let row = super::pick_session(&store, id)?;
     let done = forget_rows(app, &mut store, std::slice::from_ref(&row))?;
     Ok((row, done))
@@ -278,12 +279,7 @@ fn pick_tombstone(store: &Store, id: &str) -> Result<Tombstone> {
 /// `deja forget --undo ID...`: lifts the tombstones, so that the next
 /// `deja index` reads their transcripts again and brings the sessions back.
 fn undo(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
-    let _lock = lock::acquire(
-        &app.paths.lock_file(),
-        Wait::Up(Duration::from_secs(app.config.config.index.lock_wait_secs)),
-        &mut |m| output::warn(m),
-    )?;
-    let mut store = Store::open(&app.paths.database())?;
+    let (_lock, mut store) = open_write(app)?;
     // Every id is resolved before anything changes.
     let mut picked: Vec<Tombstone> = Vec::new();
     for id in &args.ids {

@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 use deja_config::Mode;
-use deja_recall::engine::{Engine, Query};
+use deja_recall::engine::{Answer, Engine, Query};
 use deja_recall::{lexical, snippet, Candidates, Hit, Tuning};
 
 use crate::app::App;
@@ -80,23 +80,9 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
             None => app.config.config.recall.per_session_cap(),
         },
     })?;
-    let warning = answer
-        .semantic_unavailable
-        .as_ref()
-        .map(|w| format!("semantic recall unavailable: {w}; answering lexically"));
-    // Semantic recall over part of the history says which part (as the last
-    // index run recorded it: counting costs a scan of every message).
-    let coverage = (answer.mode != Mode::Lexical && answer.semantic_unavailable.is_none())
-        .then(|| engine.store().recorded_coverage().ok().flatten())
-        .flatten()
-        .and_then(|c| coverage_note(&c));
-    // Every warning, on stderr and in `--json`: the one above first.
-    let warnings: Vec<String> = warning
-        .iter()
-        .chain(&answer.notices)
-        .chain(&coverage)
-        .cloned()
-        .collect();
+    let warning = unavailable_warning(&answer);
+    // Every warning, on stderr and in `--json`.
+    let warnings = warnings(&answer, engine.store());
     for w in &warnings {
         output::warn(w);
     }
@@ -144,6 +130,30 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
     } else {
         ExitStatus::Success
     })
+}
+
+/// The warning that semantic recall could not run, if it could not.
+fn unavailable_warning(answer: &Answer) -> Option<String> {
+    answer
+        .semantic_unavailable
+        .as_ref()
+        .map(|w| format!("semantic recall unavailable: {w}; answering lexically"))
+}
+
+/// Every warning of an answer, in the order they are shown: semantic recall
+/// unavailable, the engine's notices, then how much of the history meaning
+/// covers (as the last index run recorded it: counting costs a scan of
+/// every message).
+pub(crate) fn warnings(answer: &Answer, store: &deja_store::Store) -> Vec<String> {
+    let coverage = (answer.mode != Mode::Lexical && answer.semantic_unavailable.is_none())
+        .then(|| store.recorded_coverage().ok().flatten())
+        .flatten()
+        .and_then(|c| coverage_note(&c));
+    unavailable_warning(answer)
+        .into_iter()
+        .chain(answer.notices.iter().cloned())
+        .chain(coverage)
+        .collect()
 }
 
 /// The hits grouped by session, in the order their sessions first rank:

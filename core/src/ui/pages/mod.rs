@@ -124,6 +124,15 @@ pub fn stored(text: &str) -> PreEscaped<String> {
     PreEscaped(deja_render::html::text(text))
 }
 
+/// How a session is named in a page: its title, else its first user line,
+/// on one line and cut to `max` characters; else its id.
+pub fn session_title(row: &deja_store::SessionRow, max: usize) -> String {
+    match row.title.as_deref().or(row.first_user.as_deref()) {
+        Some(t) => deja_render::term::line(t).chars().take(max).collect(),
+        None => row.id.clone(),
+    }
+}
+
 /// A string for one path segment or query value of an address.
 pub fn encode(text: &str) -> String {
     utf8_percent_encode(text, NON_ALPHANUMERIC).to_string()

@@ -6,11 +6,10 @@
 use anyhow::Result;
 use maud::{html, Markup};
 
-use deja_config::Mode;
 use deja_recall::engine::Query;
 use deja_recall::{lexical, snippet, Candidates, Hit, Tuning};
 
-use super::{layout, session_href, stored, Nav, Site};
+use super::{layout, session_href, session_title, stored, Nav, Site};
 use crate::cli::FilterArgs;
 use crate::commands;
 use crate::output::{local_short, project_label};
@@ -155,23 +154,7 @@ fn results(site: &mut Site<'_>, query: &str, args: &FilterArgs, role: &str) -> R
         },
         per_session: config.per_session_cap(),
     })?;
-    let mut notes: Vec<String> = answer
-        .semantic_unavailable
-        .iter()
-        .map(|w| format!("semantic recall unavailable: {w}; answering lexically"))
-        .chain(answer.notices.iter().cloned())
-        .collect();
-    if answer.mode != Mode::Lexical && answer.semantic_unavailable.is_none() {
-        if let Some(note) = engine
-            .store()
-            .recorded_coverage()
-            .ok()
-            .flatten()
-            .and_then(|c| commands::recall::coverage_note(&c))
-        {
-            notes.push(note);
-        }
-    }
+    let notes = commands::recall::warnings(&answer, engine.store());
     let terms = lexical::terms(query);
     let groups = commands::recall::by_session(&answer.hits);
     Ok(html! {
@@ -239,9 +222,7 @@ fn newest(site: &mut Site<'_>, args: &FilterArgs) -> Result<Markup> {
                     a.id href=(session_href(&r.id, None)) { (stored(&r.id)) }
                     span.meta { (stored(&r.harness)) " · " (stored(&project_label(&r.project)))
                         " · " (local_short(r.started_at)) " · " (r.message_count) " messages" }
-                    @if let Some(t) = r.title.as_deref().or(r.first_user.as_deref()) {
-                        span.title { (stored(&deja_render::term::line(t).chars().take(160).collect::<String>())) }
-                    }
+                    span.title { (stored(&session_title(r, 160))) }
                 }
             }
         }

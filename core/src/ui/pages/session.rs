@@ -8,7 +8,7 @@
 use anyhow::Result;
 use maud::{html, Markup, PreEscaped};
 
-use super::{encode, layout, stored, Nav, Site};
+use super::{encode, layout, session_title, stored, Nav, Site};
 use crate::commands;
 use crate::commands::resume::Advice;
 use crate::output::{local_short, project_label};
@@ -53,17 +53,7 @@ pub fn page(site: &mut Site<'_>, id: &str, request: &Request) -> Result<Page> {
         }
         Err(e) => html! { p.resume.note { (stored(&format!("{e:#}"))) } },
     };
-    let title = row
-        .title
-        .as_deref()
-        .or(row.first_user.as_deref())
-        .map(|t| {
-            deja_render::term::line(t)
-                .chars()
-                .take(120)
-                .collect::<String>()
-        })
-        .unwrap_or_else(|| row.id.clone());
+    let title = session_title(&row, 120);
     let pager = pager(&row.id, page_no, pages);
     let body = html! {
         h1 { (stored(&title)) }

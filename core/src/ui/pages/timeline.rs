@@ -8,7 +8,7 @@ use anyhow::Result;
 use chrono::{DateTime, Local, TimeZone, Utc};
 use maud::html;
 
-use super::{layout, session_href, stored, Nav, Site};
+use super::{layout, session_href, session_title, stored, Nav, Site};
 use crate::output::{local_short, project_label};
 use crate::ui::http::Page;
 
@@ -59,9 +59,7 @@ pub fn page(site: &mut Site<'_>) -> Result<Page> {
                                     ul.sessions {
                                         @for r in list {
                                             li { a href=(session_href(&r.id, None)) { (local_short(r.started_at)) }
-                                                " " span.title { (stored(&deja_render::term::line(
-                                                    r.title.as_deref().or(r.first_user.as_deref()).unwrap_or(&r.id)
-                                                ).chars().take(100).collect::<String>())) } }
+                                                " " span.title { (stored(&session_title(r, 100))) } }
                                         }
                                     }
                                 }

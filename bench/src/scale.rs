@@ -111,7 +111,7 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) 
 
 /// Gives every message its real embedding units, each with a synthetic
 /// vector, recorded under the real model's id, and syncs the vector index.
-fn fill_vectors(database: &Path, vector_path: &Path) -> Result<usize> {
+pub fn fill_vectors(database: &Path, vector_path: &Path) -> Result<usize> {
     let mut store = Store::open(database)?;
     let embedder = Embedder::load(&settings()?, None)?;
     let known = embedder.known();

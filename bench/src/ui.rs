@@ -103,28 +103,83 @@ fn param(q: &str) -> String {
         .collect()
 }
 
-/// The page timings on an existing HOME, as a Markdown table.
-pub fn measure(deja: &std::path::Path, home: &std::path::Path, rounds: usize) -> Result<String> {
-    let env = BenchEnv::at(deja, "[mcp]\nindex = false\n", Some(home))?;
+/// Messages of the long session the page timings need.
+pub const LONG: i64 = 2000;
+
+/// Gives the store in `env` a session of [`LONG`] messages when it has none
+/// that long: appended to a generated aider history, indexed with
+/// embeddings off, then given synthetic vectors as `scale` gives the rest.
+fn ensure_long_session(env: &BenchEnv) -> Result<()> {
+    let longest = longest_session(env)?;
+    if longest.message_count >= LONG {
+        return Ok(());
+    }
+    crate::generate::append_long_session(&env.home, LONG as usize / 2, 2031)
+        .context("appending the long session (the HOME needs a generated corpus)")?;
+    env.configure("enabled = false\n")?;
+    env.run(&["index"])?;
+    crate::scale::fill_vectors(&env.database(), &env.vectors())?;
+    env.configure("[mcp]\nindex = false\n")?;
+    let now = longest_session(env)?;
+    anyhow::ensure!(
+        now.message_count >= LONG,
+        "the long session holds {} messages",
+        now.message_count
+    );
+    Ok(())
+}
+
+/// The session with the most messages.
+fn longest_session(env: &BenchEnv) -> Result<deja_store::SessionRow> {
     let store = deja_store::Store::open_read(&env.database())?;
-    let longest = store
+    store
         .sessions(&deja_store::SessionFilter::default(), None)?
         .into_iter()
         .max_by_key(|r| r.message_count)
-        .context("the store has no session")?;
-    drop(store);
+        .context("the store has no session")
+}
+
+/// The page timings on an existing HOME, as a Markdown table: searches,
+/// the first and a late page of a 2,000-message session (added when the
+/// store has none), the timeline and the status page.
+pub fn measure(deja: &std::path::Path, home: &std::path::Path, rounds: usize) -> Result<String> {
+    let env = BenchEnv::at(deja, "[mcp]\nindex = false\n", Some(home))?;
+    ensure_long_session(&env)?;
+    let longest = longest_session(&env)?;
+    let sessions = deja_store::Store::open_read(&env.database())?
+        .counts()?
+        .sessions;
     let ui = Ui::start(&env)?;
     let searches: Vec<String> = QUERIES
         .iter()
         .map(|q| format!("/search?q={}", param(q)))
         .collect();
-    let (s50, s95) = ui.time(&searches, rounds)?;
-    let session = vec![format!("/session/{}", param(&longest.id))];
-    let (p50, p95) = ui.time(&session, rounds.max(5))?;
-    let (_, bytes) = ui.get(&session[0])?;
-    Ok(format!(
-        "| search p50 / p95 ms | session page ({} messages, first page of 200, {:.0} KB) p50 / p95 ms |\n|---|---|\n| {s50:.1} / {s95:.1} | {p50:.1} / {p95:.1} |\n",
-        longest.message_count,
-        bytes as f64 / 1024.0
-    ))
+    let id = param(&longest.id);
+    let late = (longest.message_count * 3 / 4) as usize;
+    let pages = [
+        (format!("search ({} queries)", QUERIES.len()), searches),
+        (
+            format!("session of {} messages, page 1", longest.message_count),
+            vec![format!("/session/{id}")],
+        ),
+        (
+            format!("same session at message {late} (hit and neighbours marked)"),
+            vec![format!("/session/{id}?at={late}")],
+        ),
+        (
+            format!("timeline ({sessions} sessions)"),
+            vec!["/timeline".to_string()],
+        ),
+        ("status".to_string(), vec!["/status".to_string()]),
+    ];
+    let mut out = String::from("| page | p50 ms | p95 ms | size KB |\n|---|---|---|---|\n");
+    for (name, paths) in &pages {
+        let (p50, p95) = ui.time(paths, rounds.max(5))?;
+        let (_, bytes) = ui.get(&paths[0])?;
+        out.push_str(&format!(
+            "| {name} | {p50:.1} | {p95:.1} | {:.0} |\n",
+            bytes as f64 / 1024.0
+        ));
+    }
+    Ok(out)
 }

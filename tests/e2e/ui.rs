@@ -292,8 +292,10 @@ fn a_real_browser_searches_reads_folds_and_forgets_and_no_stored_script_runs() {
     let hostile = session_of(&sb, "evil-project");
     let forget = session_of(&sb, "infra");
     let ui = Ui::start(&sb);
+    // A relative folder is taken from the repository's root (cargo runs
+    // the test in core/).
     let shots = std::env::var_os("DEJA_UI_SCREENSHOTS")
-        .map(PathBuf::from)
+        .map(|d| repo().join(d))
         .unwrap_or_else(|| sb.home.join("screenshots"));
     std::fs::create_dir_all(&shots).unwrap();
     let config = serde_json::json!({
@@ -372,4 +374,51 @@ fn encode_id(id: &str) -> String {
             }
         })
         .collect()
+}
+
+#[test]
+fn the_timeline_shows_one_month_in_full_and_every_month_counted() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let session = |day: &str, topic: &str| {
+        format!("\n# aider chat started at {day} 09:00:00\n\n#### {topic}  \n\nAnswer about {topic}.\n\n")
+    };
+    let history = [
+        session("2026-01-10", "january gopher"),
+        session("2026-01-20", "january otter"),
+        session("2026-03-05", "march heron"),
+    ]
+    .concat();
+    sb.write("work/birds/.aider.chat.history.md", &history);
+    sb.write(
+        ".config/deja/aider-projects",
+        format!("{}\n", sb.home.join("work/birds").display()),
+    );
+    sb.ok(&["index"]);
+    let ui = Ui::start(&sb);
+    let host = format!("127.0.0.1:{}", ui.port);
+    let cookie = ui.cookie();
+    // The newest month in full; every month a counted row with its link.
+    let (status, _, body) = ui.get("/timeline", &host, Some(&cookie));
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("3 sessions · 6 messages · 2 months"),
+        "{body}"
+    );
+    assert!(body.contains("march heron"), "{body}");
+    assert!(!body.contains("january gopher"), "{body}");
+    assert!(
+        body.contains("href=\"/timeline?month=2026%2D01\""),
+        "{body}"
+    );
+    assert!(
+        body.contains("<tr class=\"current\"><td><a href=\"/timeline?month=2026%2D03\">"),
+        "{body}"
+    );
+    // The older month when asked for; a month that does not exist shows the newest.
+    let (_, _, january) = ui.get("/timeline?month=2026-01", &host, Some(&cookie));
+    assert!(january.contains("january gopher") && january.contains("january otter"));
+    assert!(!january.contains("march heron"), "{january}");
+    let (_, _, unknown) = ui.get("/timeline?month=1999-01", &host, Some(&cookie));
+    assert!(unknown.contains("march heron"), "{unknown}");
 }

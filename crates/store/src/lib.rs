@@ -23,7 +23,7 @@ pub mod search;
 pub mod vectors;
 
 pub use deja_model::sha256_hex;
-pub use query::{Counts, Origin, SessionFilter, SessionRow, SourceRow};
+pub use query::{Counts, Origin, SessionFilter, SessionRow, SessionStart, SourceRow};
 pub use search::{Level, Scope};
 
 use std::path::{Path, PathBuf};

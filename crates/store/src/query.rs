@@ -225,7 +225,41 @@ pub struct ProjectCount {
     pub sessions: i64,
 }
 
+/// When a session started, by which harness, with how many messages: what
+/// a count over time needs, without the rest of the row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionStart {
+    /// Started at (ms).
+    pub started_at: i64,
+    /// The harness.
+    pub harness: String,
+    /// Its messages.
+    pub messages: i64,
+}
+
 impl Store {
+    /// Every session's start, harness and size, newest first.
+    pub fn session_starts(&self) -> Result<Vec<SessionStart>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached(
+                "SELECT started_at, harness, message_count FROM sessions
+                 ORDER BY started_at DESC, id DESC",
+            )
+            .map_err(|e| self.wrap(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(SessionStart {
+                    started_at: r.get(0)?,
+                    harness: r.get(1)?,
+                    messages: r.get(2)?,
+                })
+            })
+            .map_err(|e| self.wrap(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.wrap(e))
+    }
+
     /// Sessions matching `filter`, newest first.
     pub fn sessions(
         &self,

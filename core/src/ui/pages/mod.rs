@@ -75,7 +75,7 @@ impl<'a> Site<'a> {
             (false, ["session", id]) => session::page(self, id, request),
             (false, ["forget", id]) => forget::confirm(self, id),
             (true, ["forget", id]) => forget::done(self, id),
-            (false, ["timeline"]) => timeline::page(self),
+            (false, ["timeline"]) => timeline::page(self, request),
             (false, ["status"]) => status::page(self),
             (false, ["style.css"]) => {
                 return Page {

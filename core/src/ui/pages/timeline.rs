@@ -1,16 +1,18 @@
-//! The timeline: every session by month, and within a month by project
-//! and harness, with counts of sessions and messages; each row lists its
-//! sessions.
+//! The timeline: every month with its counts of sessions and messages per
+//! harness, and one month (the newest, or the one asked for) in full: by
+//! project and harness, each row listing its sessions. One month at a time
+//! keeps the page small however long the history is.
 
 use std::collections::BTreeMap;
 
 use anyhow::Result;
-use chrono::{DateTime, Local, TimeZone, Utc};
+use chrono::{DateTime, Local, NaiveDate, TimeZone, Utc};
 use maud::html;
 
-use super::{layout, session_href, session_title, stored, Nav, Site};
+use super::{encode, layout, session_href, session_title, stored, Nav, Site};
 use crate::output::{local_short, project_label};
-use crate::ui::http::Page;
+use crate::ui::http::{Page, Request};
+use deja_store::{SessionFilter, SessionRow};
 
 /// `YYYY-MM` of `ms`, local time.
 fn month(ms: i64) -> String {
@@ -20,34 +22,86 @@ fn month(ms: i64) -> String {
     }
 }
 
-/// The page.
-pub fn page(site: &mut Site<'_>) -> Result<Page> {
+/// The first instant (ms) of month `year`-`month` in local time.
+fn month_start(year: i32, month: u32) -> Option<i64> {
+    let day = NaiveDate::from_ymd_opt(year, month, 1)?.and_hms_opt(0, 0, 0)?;
+    Some(
+        Local
+            .from_local_datetime(&day)
+            .earliest()?
+            .timestamp_millis(),
+    )
+}
+
+/// The local-time bounds (ms, end excluded) of `YYYY-MM`.
+fn month_bounds(m: &str) -> Option<(i64, i64)> {
+    let (y, mo) = m.split_once('-')?;
+    let (y, mo): (i32, u32) = (y.parse().ok()?, mo.parse().ok()?);
+    let (ny, nmo) = if mo == 12 { (y + 1, 1) } else { (y, mo + 1) };
+    Some((month_start(y, mo)?, month_start(ny, nmo)?))
+}
+
+/// Each month's sessions, messages and sessions per harness.
+#[derive(Default)]
+struct Month {
+    sessions: usize,
+    messages: i64,
+    by_harness: BTreeMap<String, usize>,
+}
+
+/// The page; `?month=YYYY-MM` picks the month shown in full.
+pub fn page(site: &mut Site<'_>, request: &Request) -> Result<Page> {
     let engine = site.engine()?;
-    let rows = engine
-        .store()
-        .sessions(&deja_store::SessionFilter::default(), None)?;
-    // Newest month first; within a month, projects by name.
-    let mut months: BTreeMap<String, BTreeMap<(String, String), Vec<&deja_store::SessionRow>>> =
-        BTreeMap::new();
+    let store = engine.store();
+    let starts = store.session_starts()?;
+    let mut months: BTreeMap<String, Month> = BTreeMap::new();
+    let mut harnesses: Vec<&str> = Vec::new();
+    for s in &starts {
+        let m = months.entry(month(s.started_at)).or_default();
+        m.sessions += 1;
+        m.messages += s.messages;
+        *m.by_harness.entry(s.harness.clone()).or_default() += 1;
+        if !harnesses.contains(&s.harness.as_str()) {
+            harnesses.push(&s.harness);
+        }
+    }
+    harnesses.sort_unstable();
+    let chosen = request
+        .param("month")
+        .filter(|m| months.contains_key(*m))
+        .map(str::to_string)
+        .or_else(|| months.keys().next_back().cloned());
+    // The chosen month's sessions, by project and harness.
+    let rows = match chosen.as_deref().and_then(month_bounds) {
+        Some((since, until)) => store.sessions(
+            &SessionFilter {
+                since: Some(since),
+                until: Some(until),
+                ..SessionFilter::default()
+            },
+            None,
+        )?,
+        None => Vec::new(),
+    };
+    let mut groups: BTreeMap<(String, String), Vec<&SessionRow>> = BTreeMap::new();
     for r in &rows {
-        months
-            .entry(month(r.started_at))
-            .or_default()
+        groups
             .entry((project_label(&r.project), r.harness.clone()))
             .or_default()
             .push(r);
     }
-    let messages: i64 = rows.iter().map(|r| r.message_count).sum();
+    let sessions = starts.len();
+    let messages: i64 = starts.iter().map(|s| s.messages).sum();
     let body = html! {
         h1 { "Timeline" }
-        p.count { (rows.len()) " sessions · " (messages) " messages" }
-        @if rows.is_empty() { p.empty { "The index holds no session yet: `deja index` reads the agents' transcripts." } }
-        @for (m, groups) in months.iter().rev() {
+        p.count { (sessions) " sessions · " (messages) " messages · " (months.len()) " months" }
+        @if starts.is_empty() { p.empty { "The index holds no session yet: `deja index` reads the agents' transcripts." } }
+        @if let Some(m) = &chosen {
             section.month {
-                h2 { (m) " " span.meta { (groups.values().map(Vec::len).sum::<usize>()) " sessions" } }
+                h2 { (m) " " span.meta { (rows.len()) " sessions" } }
                 table.timeline {
                     tr { th { "project" } th { "harness" } th.n { "sessions" } th.n { "messages" } th { "sessions" } }
-                    @for ((project, harness), list) in groups {
+                    @for ((project, harness), list) in &groups {
                         tr {
                             td { (stored(project)) }
                             td { (stored(harness)) }
@@ -64,6 +118,24 @@ pub fn page(site: &mut Site<'_>) -> Result<Page> {
                                     }
                                 }
                             }
+                        }
+                    }
+                }
+            }
+        }
+        @if months.len() > 1 {
+            section.months {
+                h2 { "All months" }
+                table.months {
+                    tr {
+                        th { "month" } th.n { "sessions" } th.n { "messages" }
+                        @for h in &harnesses { th.n { (stored(h)) } }
+                    }
+                    @for (m, counts) in months.iter().rev() {
+                        tr.current[chosen.as_deref() == Some(m.as_str())] {
+                            td { a href={ "/timeline?month=" (encode(m)) } { (m) } }
+                            td.n { (counts.sessions) } td.n { (counts.messages) }
+                            @for h in &harnesses { td.n { (counts.by_harness.get(*h).copied().unwrap_or(0)) } }
                         }
                     }
                 }

@@ -198,11 +198,17 @@ pub fn evaluate(
             });
             if mode == Mode::Hybrid && std::env::var_os("DEJA_BENCH_TURNS").is_some() {
                 println!(
-                    "TURN {} {} {} {}",
+                    "TURN {} {} {} {} {:?}",
                     item.half,
                     item.kind,
                     item.id,
-                    if turn_hit { "hit" } else { "miss" }
+                    if turn_hit { "hit" } else { "miss" },
+                    answer
+                        .hits
+                        .iter()
+                        .take(5)
+                        .map(|h| format!("{}#{}", h.native_session_id, h.message_index))
+                        .collect::<Vec<_>>()
                 );
             }
             if mode == Mode::Hybrid && item.half == "report" && session_rank.is_none_or(|r| r >= 5)

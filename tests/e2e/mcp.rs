@@ -302,3 +302,75 @@ fn agents_get_the_framed_text_only_and_never_their_own_live_session() {
         "the asking session {top} came back: {own:#}"
     );
 }
+
+#[test]
+fn a_warm_server_answers_exactly_as_a_one_shot_recall() {
+    // The server keeps its model loaded, so from its first call on the
+    // session evidence is gathered on a second connection beside the
+    // messages' ranking; a one-shot `deja recall` gathers it in line. Both
+    // must give the same hits, in the same order, with the same scores.
+    let mut sb = Sandbox::new();
+    sb.config_with_model("[mcp]\nmax_answer_bytes = 65536\nindex = false\n");
+    sb.env("DEJA_AIDER_ROOTS", fixtures().join("demo/aider"));
+    sb.env("DEJA_GEMINI_ROOT", fixtures().join("demo/gemini"));
+    sb.env("DEJA_CLAUDE_ROOT", fixtures().join("demo/claude"));
+    sb.env("DEJA_CODEX_ROOT", fixtures().join("demo/codex"));
+    sb.ok(&["index"]);
+    let queries = [
+        "that tenant predicate bug",
+        "the chart redraws and burns processor time",
+        "how did we make the retry wait longer each time",
+    ];
+    let key = |h: &serde_json::Value| {
+        (
+            h["session_id"].as_str().unwrap().to_string(),
+            h["message_index"].as_i64().unwrap(),
+            h["score"].as_f64().unwrap(),
+        )
+    };
+    let mut raw = Raw::start_with(&sb, &["mcp", "--structured"]);
+    raw.initialize();
+    for (i, query) in queries.iter().enumerate() {
+        // Twice each: the second call certainly finds the model loaded.
+        for round in 0..2 {
+            let id = 100 + 2 * i + round;
+            raw.send(
+                &serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "recall", "arguments": {"query": query, "limit": 8, "per_session": 2}}})
+                .to_string(),
+            );
+            let answer = loop {
+                let a = raw.receive();
+                if a["id"] == id {
+                    break a;
+                }
+            };
+            let served: Vec<_> = answer["result"]["structuredContent"]["hits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(key)
+                .collect();
+            let cli = sb
+                .ok(&["recall", "--json", "-n", "8", "--per-session", "2", query])
+                .json();
+            let alone: Vec<_> = cli["hits"].as_array().unwrap().iter().map(key).collect();
+            assert!(!alone.is_empty(), "`{query}`");
+            assert_eq!(
+                served.len(),
+                alone.len(),
+                "`{query}`: {served:?} vs {alone:?}"
+            );
+            for (a, b) in served.iter().zip(&alone) {
+                assert_eq!(
+                    (&a.0, a.1),
+                    (&b.0, b.1),
+                    "`{query}`: {served:?} vs {alone:?}"
+                );
+                assert!((a.2 - b.2).abs() < 1e-6, "`{query}`: {a:?} vs {b:?}");
+            }
+        }
+    }
+    let (status, stderr) = raw.finish();
+    assert!(status.success(), "{stderr}");
+}

@@ -17,8 +17,8 @@ use deja_store::Store;
 use std::collections::HashMap;
 
 use crate::{
-    add_nearest, add_semantic, gather_lexical, hydrate_capped, rank, semantic, Candidates, Hit,
-    Signals, Tuning,
+    add_nearest, add_semantic, add_session_evidence, gather_lexical, hydrate_capped,
+    lexical_messages, rank, semantic, session_evidence, Candidates, Hit, Signals, Tuning,
 };
 
 pub use crate::RecallError;
@@ -94,6 +94,10 @@ pub struct Engine {
     /// let go as soon as the query is embedded (a one-shot command, whose
     /// peak memory then does not hold the model and the vectors at once).
     keep_model: bool,
+    /// A second read connection to the store, on which the embedding thread
+    /// gathers the session evidence once the query is embedded (while this
+    /// one ranks the messages); opened at the first query that uses it.
+    aside: Option<Store>,
 }
 
 /// What identifies one saved vector index file: the store's watermark and
@@ -166,6 +170,7 @@ impl Engine {
             semantic,
             index: None,
             keep_model: true,
+            aside: None,
         }
     }
 
@@ -225,6 +230,7 @@ impl Engine {
     /// answer says which half it lacks and why; a failure of the only half
     /// asked for is an error, never an empty answer.
     pub fn recall(&mut self, query: &Query<'_>) -> Result<Answer, RecallError> {
+        trace("recall begins");
         let depth = query.tuning.depth.max(query.limit * 3);
         let wants_semantic = query.mode != Mode::Lexical;
         let mut unavailable = None;
@@ -243,43 +249,84 @@ impl Engine {
                 let ready = prepared.as_ref().ok();
                 let whole = query.scope.is_unrestricted();
                 let loaded = encoder.take();
+                // With the model loaded, the embedding thread is free a few
+                // milliseconds in: it then gathers the session evidence on a
+                // connection of its own while this thread ranks messages.
+                // (A model still to load would delay it instead.)
+                let aside = if query.mode == Mode::Hybrid && loaded.is_some() {
+                    self.aside
+                        .take()
+                        .or_else(|| Store::open_read(store.path()).ok())
+                } else {
+                    None
+                };
+                let split = aside.is_some();
                 let settings: &Settings = settings;
                 let text = query.text;
-                let (signals, (back, vector, nearest)) = std::thread::scope(|scope| {
-                    let worker = scope.spawn(move || {
-                        let mut encoder = match loaded {
-                            Some(e) => e,
-                            None => match QueryEncoder::load(settings) {
-                                Ok(e) => {
-                                    trace("model loaded");
-                                    Box::new(e)
+                let scope = query.scope;
+                let (signals, (back, vector, nearest, aside, evidence)) =
+                    std::thread::scope(|scope_| {
+                        let worker = scope_.spawn(move || {
+                            let mut encoder = match loaded {
+                                Some(e) => e,
+                                None => match QueryEncoder::load(settings) {
+                                    Ok(e) => {
+                                        trace("model loaded");
+                                        Box::new(e)
+                                    }
+                                    Err(e) => return (None, Err(e.to_string()), None, aside, None),
+                                },
+                            };
+                            let v = encoder.encode(text).map_err(|e| e.to_string());
+                            trace("query embedded");
+                            let nearest = match (&v, ready) {
+                                (Ok(v), Some(p)) if whole => {
+                                    let found = semantic::nearest_units(&p.vectors(), v, depth);
+                                    trace("nearest units found");
+                                    Some(found)
                                 }
-                                Err(e) => return (None, Err(e.to_string()), None),
-                            },
-                        };
-                        let v = encoder.encode(text).map_err(|e| e.to_string());
-                        trace("query embedded");
-                        let nearest = match (&v, ready) {
-                            (Ok(v), Some(p)) if whole => {
-                                let found = semantic::nearest_units(&p.vectors(), v, depth);
-                                trace("nearest units found");
-                                Some(found)
+                                _ => None,
+                            };
+                            let evidence = aside
+                                .as_ref()
+                                .map(|a| session_evidence(a, text, scope, depth));
+                            if evidence.is_some() {
+                                trace("session evidence gathered");
                             }
-                            _ => None,
+                            (Some(encoder), v, nearest, aside, evidence)
+                        });
+                        let signals = if split {
+                            lexical_messages(store, query.text, query.mode, query.scope, depth)
+                        } else {
+                            gather_lexical(store, query.text, query.mode, query.scope, depth)
                         };
-                        (Some(encoder), v, nearest)
+                        trace("lexical ranked");
+                        let embedded = worker.join().unwrap_or_else(|_| {
+                            (
+                                None,
+                                Err("the model failed while embedding the query".into()),
+                                None,
+                                None,
+                                None,
+                            )
+                        });
+                        (signals, embedded)
                     });
-                    let signals = gather_lexical(store, query.text, query.mode, query.scope, depth);
-                    trace("lexical ranked");
-                    let embedded = worker.join().unwrap_or_else(|_| {
-                        (
-                            None,
-                            Err("the model failed while embedding the query".into()),
-                            None,
-                        )
-                    });
-                    (signals, embedded)
-                });
+                self.aside = aside;
+                // The session evidence joins the messages' ranking; if the
+                // other connection could not gather it, this one does.
+                let signals = match (split, signals, evidence) {
+                    (true, Ok(mut s), Some(Ok(e))) => {
+                        add_session_evidence(&mut s, e);
+                        Ok(s)
+                    }
+                    (true, Ok(mut s), _) => session_evidence(store, query.text, query.scope, depth)
+                        .map(|e| {
+                            add_session_evidence(&mut s, e);
+                            s
+                        }),
+                    (_, signals, _) => signals,
+                };
                 match back {
                     Some(e) if !self.keep_model => {
                         std::thread::spawn(move || drop(e));

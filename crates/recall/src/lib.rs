@@ -272,26 +272,71 @@ pub fn gather_lexical(
     candidates: &Candidates,
     depth: usize,
 ) -> Result<Signals> {
-    let wants_lexical = matches!(mode, Mode::Lexical | Mode::Hybrid);
-    let (lexical, session_lexical, phrases) = if wants_lexical {
-        (
-            lexical::search(store, query, candidates, lexical::Level::Message, depth)?,
-            lexical::search(store, query, candidates, lexical::Level::Session, depth)?
-                .into_iter()
-                .collect(),
-            lexical::phrase_coverage(store, query, candidates)?,
-        )
+    let mut signals = lexical_messages(store, query, mode, candidates, depth)?;
+    if matches!(mode, Mode::Lexical | Mode::Hybrid) {
+        add_session_evidence(
+            &mut signals,
+            session_evidence(store, query, candidates, depth)?,
+        );
+    }
+    Ok(signals)
+}
+
+/// What whole sessions say about a query: each session's lexical score and
+/// the share of the query's word pairs it holds as phrases. Part of the
+/// lexical half that needs nothing else from it, so it can run on another
+/// connection beside the rest.
+#[derive(Debug, Clone, Default)]
+pub struct SessionEvidence {
+    /// Session row id -> lexical score of the whole session.
+    pub lexical: HashMap<i64, f64>,
+    /// Session row id -> share of the query's word pairs held as phrases.
+    pub phrases: HashMap<i64, f64>,
+}
+
+/// The [`SessionEvidence`] for `query` among `candidates`.
+pub fn session_evidence(
+    store: &Store,
+    query: &str,
+    candidates: &Candidates,
+    depth: usize,
+) -> Result<SessionEvidence> {
+    Ok(SessionEvidence {
+        lexical: lexical::search(store, query, candidates, lexical::Level::Session, depth)?
+            .into_iter()
+            .collect(),
+        phrases: lexical::phrase_coverage(store, query, candidates)?,
+    })
+}
+
+/// Puts `evidence` into `signals`.
+pub fn add_session_evidence(signals: &mut Signals, evidence: SessionEvidence) {
+    signals.session_lexical = evidence.lexical;
+    signals.phrases = evidence.phrases;
+}
+
+/// The lexical half without the session evidence: the messages' lexical
+/// ranking (none in semantic mode), their sessions and date affinity.
+pub fn lexical_messages(
+    store: &Store,
+    query: &str,
+    mode: Mode,
+    candidates: &Candidates,
+    depth: usize,
+) -> Result<Signals> {
+    let lexical = if matches!(mode, Mode::Lexical | Mode::Hybrid) {
+        lexical::search(store, query, candidates, lexical::Level::Message, depth)?
     } else {
-        (Vec::new(), HashMap::new(), HashMap::new())
+        Vec::new()
     };
     let mut signals = Signals {
         mode,
         lexical,
         semantic: Vec::new(),
-        session_lexical,
+        session_lexical: HashMap::new(),
         session_of: HashMap::new(),
         date_affinity: HashMap::new(),
-        phrases,
+        phrases: HashMap::new(),
     };
     locate(store, &mut signals, query)?;
     Ok(signals)

@@ -263,10 +263,10 @@ impl Engine {
                 let split = aside.is_some();
                 let settings: &Settings = settings;
                 let text = query.text;
-                let scope = query.scope;
+                let candidates = query.scope;
                 let (signals, (back, vector, nearest, aside, evidence)) =
-                    std::thread::scope(|scope_| {
-                        let worker = scope_.spawn(move || {
+                    std::thread::scope(|threads| {
+                        let worker = threads.spawn(move || {
                             let mut encoder = match loaded {
                                 Some(e) => e,
                                 None => match QueryEncoder::load(settings) {
@@ -289,7 +289,7 @@ impl Engine {
                             };
                             let evidence = aside
                                 .as_ref()
-                                .map(|a| session_evidence(a, text, scope, depth));
+                                .map(|a| session_evidence(a, text, candidates, depth));
                             if evidence.is_some() {
                                 trace("session evidence gathered");
                             }

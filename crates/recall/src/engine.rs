@@ -17,8 +17,9 @@ use deja_store::Store;
 use std::collections::HashMap;
 
 use crate::{
-    add_nearest, add_semantic, add_session_evidence, gather_lexical, hydrate_capped,
-    lexical_messages, rank, semantic, session_evidence, Candidates, Hit, Signals, Tuning,
+    add_located, add_nearest, add_semantic, add_session_evidence, gather_lexical, hydrate_capped,
+    lexical_messages, locate_nearest, rank, semantic, session_evidence, Candidates, Hit, Signals,
+    Tuning,
 };
 
 pub use crate::RecallError;
@@ -264,7 +265,7 @@ impl Engine {
                 let settings: &Settings = settings;
                 let text = query.text;
                 let candidates = query.scope;
-                let (signals, (back, vector, nearest, aside, evidence)) =
+                let (signals, (back, vector, nearest, aside, evidence, located)) =
                     std::thread::scope(|threads| {
                         let worker = threads.spawn(move || {
                             let mut encoder = match loaded {
@@ -274,7 +275,9 @@ impl Engine {
                                         trace("model loaded");
                                         Box::new(e)
                                     }
-                                    Err(e) => return (None, Err(e.to_string()), None, aside, None),
+                                    Err(e) => {
+                                        return (None, Err(e.to_string()), None, aside, None, None)
+                                    }
                                 },
                             };
                             let v = encoder.encode(text).map_err(|e| e.to_string());
@@ -293,7 +296,17 @@ impl Engine {
                             if evidence.is_some() {
                                 trace("session evidence gathered");
                             }
-                            (Some(encoder), v, nearest, aside, evidence)
+                            // The units' messages and sessions too, on the
+                            // same connection.
+                            let located = match (&nearest, &aside) {
+                                (Some(Ok(units)), Some(a)) => {
+                                    let l = locate_nearest(a, text, units.clone(), depth);
+                                    trace("nearest messages located");
+                                    Some(l)
+                                }
+                                _ => None,
+                            };
+                            (Some(encoder), v, nearest, aside, evidence, located)
                         });
                         let signals = if split {
                             lexical_messages(store, query.text, query.mode, query.scope, depth)
@@ -305,6 +318,7 @@ impl Engine {
                             (
                                 None,
                                 Err("the model failed while embedding the query".into()),
+                                None,
                                 None,
                                 None,
                                 None,
@@ -333,7 +347,7 @@ impl Engine {
                     }
                     back => *encoder = back,
                 }
-                (signals, Some((vector, nearest, prepared)))
+                (signals, Some((vector, nearest, located, prepared)))
             }
             Semantic::Unavailable(why) if wants_semantic => {
                 unavailable = Some(why.clone());
@@ -352,21 +366,22 @@ impl Engine {
         let mut lexical_unavailable = None;
         let mut signals = match lexical {
             Ok(signals) => signals,
-            Err(e) if query.mode == Mode::Hybrid && matches!(embedded, Some((Ok(_), _, _))) => {
+            Err(e) if query.mode == Mode::Hybrid && matches!(embedded, Some((Ok(_), _, _, _))) => {
                 lexical_unavailable = Some(format!("the full-text search failed: {e}"));
                 Signals::empty(query.mode)
             }
             Err(e) => return Err(e),
         };
-        if let Some((vector, nearest, prepared)) = embedded {
+        if let Some((vector, nearest, located, prepared)) = embedded {
             match vector {
                 Ok(v) => {
                     let found = prepared.and_then(|p| {
-                        match nearest {
-                            Some(units) => {
+                        match (located, nearest) {
+                            (Some(Ok(l)), _) => add_located(&mut signals, l),
+                            (_, Some(units)) => {
                                 add_nearest(store, &mut signals, query.text, units?, depth)?
                             }
-                            None => add_semantic(
+                            (_, None) => add_semantic(
                                 store,
                                 &mut signals,
                                 query.text,

@@ -375,6 +375,48 @@ pub fn add_nearest(
     Ok(())
 }
 
+/// What [`add_nearest`] adds for units already found, computed apart (on
+/// another connection, while the lexical half runs) and joined by
+/// [`add_located`]: the best messages, their sessions and those sessions'
+/// date affinity.
+#[derive(Debug, Clone, Default)]
+pub struct Located {
+    semantic: Vec<(i64, f64)>,
+    session_of: HashMap<i64, i64>,
+    date_affinity: HashMap<i64, f64>,
+}
+
+/// The [`Located`] semantic half of `query` for `units`.
+pub fn locate_nearest(
+    store: &Store,
+    query: &str,
+    units: Vec<(u64, f32)>,
+    depth: usize,
+) -> Result<Located> {
+    let semantic = semantic::best_messages(store, units, depth)?;
+    let ids: Vec<i64> = semantic.iter().map(|x| x.0).collect();
+    let (session_of, started) = store.sessions_of_messages(&ids)?;
+    Ok(Located {
+        semantic,
+        session_of,
+        date_affinity: when::by_session(&started, &when::hints(query)),
+    })
+}
+
+/// Joins a [`Located`] semantic half to `signals`, as [`add_nearest`] would
+/// have added it.
+pub fn add_located(signals: &mut Signals, located: Located) {
+    if matches!(signals.mode, Mode::Semantic | Mode::Hybrid) {
+        signals.semantic = located.semantic;
+        for (message, session) in located.session_of {
+            signals.session_of.entry(message).or_insert(session);
+        }
+        for (session, affinity) in located.date_affinity {
+            signals.date_affinity.entry(session).or_insert(affinity);
+        }
+    }
+}
+
 /// Fills in the sessions of every candidate message and their date affinity.
 fn locate(store: &Store, signals: &mut Signals, query: &str) -> Result<()> {
     let ids: Vec<i64> = signals

@@ -649,31 +649,23 @@ pub fn corpus_spanning(
 /// the first aider history under `home`, dated after every generated one:
 /// a session as long as the longest real ones, for the page that shows it.
 pub fn append_long_session(home: &Path, turns: usize, seed: u64) -> Result<()> {
-    let mut rng = Rng::new(seed);
-    let path = home.join("work/project-00/.aider.chat.history.md");
-    let mut text = std::fs::read_to_string(&path)?;
-    text.push_str("\n# aider chat started at 2031-06-01 09:00:00\n\n");
-    let topic = Topic::new(&mut rng);
-    for _ in 0..turns {
-        let _ = write!(
-            text,
-            "#### {}  \n\n{}\n\n",
-            message_on(&mut rng, &topic, true),
-            message_on(&mut rng, &topic, false)
-        );
-    }
-    std::fs::write(path, text)?;
-    Ok(())
+    append_aider_session(home, "2031-06-01 09:00:00", turns, seed)
 }
 
 /// Appends one new session to the first aider history under `home`.
 pub fn append_session(home: &Path, seed: u64) -> Result<()> {
+    append_aider_session(home, "2030-01-01 09:00:00", 3, seed)
+}
+
+/// Appends a session started at `started` of `turns` exchanges on one topic
+/// to the first aider history under `home`.
+fn append_aider_session(home: &Path, started: &str, turns: usize, seed: u64) -> Result<()> {
     let mut rng = Rng::new(seed);
     let path = home.join("work/project-00/.aider.chat.history.md");
     let mut text = std::fs::read_to_string(&path)?;
-    text.push_str("\n# aider chat started at 2030-01-01 09:00:00\n\n");
+    let _ = write!(text, "\n# aider chat started at {started}\n\n");
     let topic = Topic::new(&mut rng);
-    for _ in 0..3 {
+    for _ in 0..turns {
         let _ = write!(
             text,
             "#### {}  \n\n{}\n\n",

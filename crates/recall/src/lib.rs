@@ -369,8 +369,7 @@ pub fn add_nearest(
     depth: usize,
 ) -> Result<()> {
     if matches!(signals.mode, Mode::Semantic | Mode::Hybrid) {
-        signals.semantic = semantic::best_messages(store, units, depth)?;
-        locate(store, signals, query)?;
+        add_located(signals, locate_nearest(store, query, units, depth)?);
     }
     Ok(())
 }

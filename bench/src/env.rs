@@ -131,6 +131,11 @@ impl BenchEnv {
     /// `ru_maxrss` as `wait4` reports it also counts what this (possibly
     /// large) benchmark process held when it started the child.
     pub fn run(&self, args: &[&str]) -> Result<Cost> {
+        Ok(self.run_saying(args)?.0)
+    }
+
+    /// [`BenchEnv::run`], with what the command wrote to stderr.
+    pub fn run_saying(&self, args: &[&str]) -> Result<(Cost, String)> {
         let gnu_time = Path::new("/usr/bin/time");
         let rss_file = tempfile::NamedTempFile::new()?;
         let err_file = tempfile::NamedTempFile::new()?;
@@ -181,10 +186,14 @@ impl BenchEnv {
         let measured = std::fs::read_to_string(rss_file.path())
             .ok()
             .and_then(|t| t.lines().last().and_then(|l| l.trim().parse::<u64>().ok()));
-        Ok(Cost {
+        let cost = Cost {
             wall,
             peak_rss: measured.unwrap_or(usage.ru_maxrss as u64) * 1024,
-        })
+        };
+        Ok((
+            cost,
+            std::fs::read_to_string(err_file.path()).unwrap_or_default(),
+        ))
     }
 }
 

@@ -529,6 +529,12 @@ fn main() -> Result<()> {
                     "indexed the shared corpus in {:.1} s",
                     corpus.index_cost.wall.as_secs_f64()
                 );
+                // What the index run said of its embedding passes.
+                for line in corpus.index_said.lines() {
+                    if line.starts_with("embedded") {
+                        eprintln!("deja index: {line}");
+                    }
+                }
                 let r = real::evaluate(&corpus, &items, &modes, per_session, &tuning)?;
                 println!("Real transcripts ({} queries)", items.len());
                 print!("{}", real::tables(&r, per_session));

@@ -263,6 +263,9 @@ pub fn embed_overrides() -> String {
     if let Some(n) = env_number("DEJA_BENCH_MAX_WINDOWS") {
         lines.push_str(&format!("max_windows = {n}\n"));
     }
+    if let Some(n) = env_number("DEJA_BENCH_FIRST_WINDOWS") {
+        lines.push_str(&format!("first_windows = {n}\n"));
+    }
     lines
 }
 
@@ -276,6 +279,7 @@ pub fn settings() -> Result<Settings> {
         overlap_tokens: 32,
         context_tokens: env_number("DEJA_BENCH_CONTEXT").unwrap_or(48),
         max_windows: env_number("DEJA_BENCH_MAX_WINDOWS").unwrap_or(0),
+        first_windows: env_number("DEJA_BENCH_FIRST_WINDOWS").unwrap_or(4),
         batch_size: 64,
         batch_tokens: 512,
         threads: 0,

@@ -64,6 +64,8 @@ pub struct Corpus {
     pub env: BenchEnv,
     /// What indexing cost.
     pub index_cost: Cost,
+    /// What `deja index` wrote to stderr.
+    pub index_said: String,
 }
 
 fn dirs_in(dir: &Path, want_dirs: bool, ext: Option<&str>) -> Result<Vec<String>> {
@@ -121,8 +123,12 @@ pub fn prepare(
     ] {
         env.set(var, env.home.join("none"));
     }
-    let index_cost = env.run(&["index"])?;
-    Ok(Corpus { env, index_cost })
+    let (index_cost, index_said) = env.run_saying(&["index"])?;
+    Ok(Corpus {
+        env,
+        index_cost,
+        index_said,
+    })
 }
 
 /// Results by (mode, group) where group is `all`, `kind:K`, `harness:H` or

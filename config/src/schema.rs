@@ -65,6 +65,9 @@ pub struct Embed {
     pub context_tokens: usize,
     /// Most windows embedded of one message, evenly spaced; 0 means all.
     pub max_windows: usize,
+    /// Most windows of one message embedded by the first pass over the
+    /// history, evenly spaced (the rest by a second pass); 0 means all at once.
+    pub first_windows: usize,
     /// Most texts per model call.
     pub batch_size: usize,
     /// Most padded tokens per model call.

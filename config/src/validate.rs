@@ -16,6 +16,7 @@ pub const BOUNDS: &[(&str, i64, i64)] = &[
     ("embed.overlap_tokens", 0, 255),
     ("embed.context_tokens", 0, 128),
     ("embed.max_windows", 0, 100_000),
+    ("embed.first_windows", 0, 100_000),
     ("embed.batch_size", 1, 4096),
     ("embed.batch_tokens", 8, 1_048_576),
     ("embed.threads", 0, 1024),

@@ -16,6 +16,7 @@ fn settings() -> Settings {
         overlap_tokens: 32,
         context_tokens: 48,
         max_windows: 0,
+        first_windows: 0,
         batch_size: 64,
         batch_tokens: 512,
         threads: 0,

@@ -645,3 +645,104 @@ fn aider_histories_are_found_without_configuration() {
     );
     assert!(reasons.contains(&"code folders under home"), "{reasons:?}");
 }
+
+/// An aider history whose one reply is long (many text windows for the
+/// model), in `work/long` of `sb`, listed for the aider reader.
+fn long_reply_history(sb: &Sandbox) {
+    let reply: String = (0..300)
+        .map(|i| format!("Step {i}: the token bucket refills at the configured rate. "))
+        .collect();
+    let history = format!(
+        "\n# aider chat started at 2026-07-17 09:00:00\n\n#### Why does the rate limiter drop bursts?  \n\n{reply}\n\n#### And the retry storm after a deploy?  \n\nClients retry in lockstep; add jitter to the backoff.\n"
+    );
+    sb.write("work/long/.aider.chat.history.md", history);
+    sb.write(
+        ".config/deja/aider-projects",
+        format!("{}\n", sb.home.join("work/long").display()),
+    );
+}
+
+/// (position, ordinal, text hash) of every embedding unit.
+fn unit_rows(sb: &Sandbox) -> Vec<(i64, i64, String)> {
+    let conn = rusqlite::Connection::open(sb.database()).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT m.position, c.ordinal, c.text_hash FROM chunks c
+             JOIN messages m ON m.id = c.message ORDER BY 1, 2",
+        )
+        .unwrap();
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap();
+    rows.map(|r| r.unwrap()).collect()
+}
+
+/// The hits of `deja recall --json QUERY`: (message index, score).
+fn hits(sb: &Sandbox, query: &str) -> Vec<(i64, f64)> {
+    let v = sb.ok(&["recall", "--json", query]).json();
+    v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["message_index"].as_i64().unwrap(),
+                h["score"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn long_messages_are_embedded_in_two_passes_that_end_as_one() {
+    let two = Sandbox::new();
+    two.config_with_model("[mcp]\nindex = false\n");
+    long_reply_history(&two);
+    let one = Sandbox::new();
+    one.config_with_model("first_windows = 0\n[mcp]\nindex = false\n");
+    long_reply_history(&one);
+
+    let split = two.ok(&["index", "--json"]);
+    let v = split.json();
+    assert_eq!(v["embeddings"]["messages"], 4, "{v:#}");
+    assert_eq!(v["embeddings"]["completed"], 1, "{v:#}");
+    assert!(
+        v["embeddings"]["searchable_after_seconds"].is_f64(),
+        "{v:#}"
+    );
+    assert!(
+        split
+            .stderr
+            .contains("every message was searchable by meaning after")
+            && split
+                .stderr
+                .contains("the rest of the windows of 1 long message followed"),
+        "{}",
+        split.stderr
+    );
+    let whole = one.index();
+    assert_eq!(whole["embeddings"]["completed"], 0, "{whole:#}");
+    assert!(whole["embeddings"]["searchable_after_seconds"].is_null());
+    assert_eq!(whole["embeddings"]["units"], v["embeddings"]["units"]);
+
+    // The same units, and so the same answers.
+    let units = unit_rows(&two);
+    assert!(units.iter().filter(|u| u.0 == 1).count() > 4, "{units:?}");
+    assert_eq!(units, unit_rows(&one));
+    for query in ["why are bursts dropped", "token bucket refill", "jitter"] {
+        let (a, b) = (hits(&two, query), hits(&one, query));
+        assert_eq!(a.len(), b.len(), "{query}: {a:?} {b:?}");
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x.0, y.0, "{query}: {a:?} {b:?}");
+            assert!((x.1 - y.1).abs() < 1e-6, "{query}: {a:?} {b:?}");
+        }
+    }
+    let doctor = two.ok(&["doctor", "--json"]).json();
+    assert_eq!(
+        doctor["store"]["messages_embedded_in_part"], 0,
+        "{doctor:#}"
+    );
+    // Nothing left: the next run loads no model and embeds nothing.
+    let again = two.index();
+    assert_eq!(again["embeddings"]["units"], 0, "{again:#}");
+}

@@ -164,6 +164,7 @@ fn store_report<'a>(
         forgotten: None,
         meaning_covers_after: None,
         messages: None,
+        messages_embedded_in_part: None,
         messages_without_vectors: None,
         path: db.clone(),
         sessions: None,
@@ -189,6 +190,7 @@ fn store_report<'a>(
             let coverage = s.coverage()?;
             let pending = coverage.pending;
             store_json.messages_without_vectors = Some(pending);
+            store_json.messages_embedded_in_part = Some(coverage.partial);
             store_json.meaning_covers_after = coverage.waiting_since.map(output::rfc3339);
             if pending > 0 {
                 let since = coverage
@@ -521,6 +523,12 @@ fn print_text(app: &App, report: &out::Doctor<'_>, problems: &[Problem]) {
     ) {
         println!(
             "          {sessions} sessions ({orphaned} without transcript), {messages} messages, {transcripts} transcripts, {units} embedded text windows"
+        );
+    }
+    if let Some(partial) = st.messages_embedded_in_part.filter(|n| *n > 0) {
+        println!(
+            "          {} embedded in part so far (found by meaning already; `deja index` embeds the rest of their windows)",
+            super::plural(usize::try_from(partial).unwrap_or(0), "long message", "long messages")
         );
     }
     println!(

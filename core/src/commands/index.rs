@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use deja_embed::Embedder;
-use deja_index::embedding::{self as pass, PassProgress, PassReport};
+use deja_index::embedding::{self as pass, Pass, PassProgress, PassReport};
 use deja_index::redact::Redactor;
 use deja_index::Progress;
 use deja_store::Store;
@@ -22,6 +22,8 @@ use crate::{json, ExitStatus};
 /// The progress bar of an index run (drawn on a terminal only).
 pub(crate) struct Bar {
     bar: ProgressBar,
+    /// Whether the second embedding pass is running.
+    rest: bool,
 }
 
 impl Bar {
@@ -57,7 +59,7 @@ impl Bar {
                 );
             bar.set_style(style.progress_chars("=> "));
         }
-        Bar { bar }
+        Bar { bar, rest: false }
     }
 }
 
@@ -93,11 +95,16 @@ impl Progress for Bar {
 }
 
 impl PassProgress for Bar {
-    fn start(&mut self, messages: u64) {
+    fn start(&mut self, messages: u64, pass: Pass) {
+        self.rest = pass == Pass::Rest;
         self.bar.reset();
         self.bar.set_length(messages);
         self.bar.set_position(0);
-        self.bar.set_message("embeddings");
+        self.bar.set_message(if self.rest {
+            "embeddings, the rest of long messages"
+        } else {
+            "embeddings"
+        });
     }
 
     fn advance(&mut self, n: u64) {
@@ -107,10 +114,12 @@ impl PassProgress for Bar {
     fn reached(&mut self, started_at_ms: i64) {
         // Newest first: what is done is everything since that day.
         if let Some(day) = chrono::DateTime::from_timestamp_millis(started_at_ms) {
-            self.bar.set_message(format!(
-                "embeddings (by meaning back to {})",
-                day.format("%Y-%m-%d")
-            ));
+            let day = day.format("%Y-%m-%d");
+            self.bar.set_message(if self.rest {
+                format!("embeddings, long messages in full back to {day}")
+            } else {
+                format!("embeddings (by meaning back to {day})")
+            });
         }
     }
 }
@@ -153,12 +162,13 @@ impl RunProgress for Bar {
 /// vector index file when it may hold erased vectors, model or not. Used by
 /// `deja index` and by the MCP server's background runs.
 pub fn index_all(app: &App, wait: Wait, progress: &mut dyn RunProgress) -> Result<Outcome> {
+    let started = Instant::now();
     deja_store::create_private_dir(&app.paths.data_dir)?;
     let _lock = lock::acquire(&app.paths.lock_file(), wait, &mut |m| output::warn(m))?;
     remove_stale_temporaries(app)?;
     let mut store = Store::open(&app.paths.database())?;
     let report = read_changed(app, &mut store, None, progress)?;
-    let (embedded, embedding_broken) = match embed(app, &mut store, progress)? {
+    let (embedded, embedding_broken) = match embed(app, &mut store, started, progress)? {
         Embedded::Done(done) => (Ok(done), false),
         Embedded::Missing(why) => (Err(why), false),
         Embedded::Broken(why) => (Err(why), true),
@@ -264,10 +274,13 @@ fn process_running(pid: u32) -> bool {
     }
 }
 
-/// The embedding pass (see [`Embedded`]). The caller holds the writer lock.
+/// The embedding passes (see [`Embedded`]) of a run that began at `started`
+/// (the time at which every message was searchable by meaning is counted
+/// from it). The caller holds the writer lock.
 pub(crate) fn embed(
     app: &App,
     store: &mut Store,
+    started: Instant,
     progress: &mut dyn RunProgress,
 ) -> Result<Embedded> {
     let settings = app.embed_settings();
@@ -295,7 +308,28 @@ pub(crate) fn embed(
         }
         Err(e) => return Ok(Embedded::Broken(e.to_string())),
     };
-    let report = pass::run(store, &mut embedder, &app.paths.vectors(), progress)?;
+    let mut report = pass::run(
+        store,
+        &mut embedder,
+        &app.paths.vectors(),
+        Pass::First,
+        progress,
+    )?;
+    if store.partial_count()? > 0 {
+        // Every message is searchable by meaning now (recall scores the
+        // units the vector index does not hold yet); the rest of the long
+        // messages' windows follow. The vector index is synced once, at the
+        // end, so its graph is the one a single pass would build.
+        report.first_pass_seconds = Some(started.elapsed().as_secs_f64());
+        let rest = pass::run(
+            store,
+            &mut embedder,
+            &app.paths.vectors(),
+            Pass::Rest,
+            progress,
+        )?;
+        report.absorb_rest(&rest);
+    }
     let known = embedder.known();
     drop(embedder);
     pass::sync_vectors(store, &app.paths.vectors(), &known)?;
@@ -348,8 +382,10 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
             embeddings: match &embedded {
                 Ok(Some(p)) => json::index::Embeddings::Done {
                     cached: p.cached,
+                    completed: p.completed,
                     embedded: p.embedded,
                     messages: p.messages,
+                    searchable_after_seconds: p.first_pass_seconds,
                     units: p.units,
                 },
                 Ok(None) => json::index::Embeddings::Skipped {
@@ -400,9 +436,23 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
         // embedded once and cached, so windows = new + cached + repeats.
         Ok(Some(p)) if p.units > 0 => {
             let repeats = p.units.saturating_sub(p.embedded + p.cached);
+            let what = if p.messages > 0 {
+                plural(p.messages, "message", "messages")
+            } else {
+                format!(
+                    "the rest of {}",
+                    plural(p.completed, "long message", "long messages")
+                )
+            };
+            let passes = match p.first_pass_seconds {
+                Some(secs) if p.messages > 0 => format!(
+                    "; every message was searchable by meaning after {secs:.1} s, then the rest of the windows of {} followed",
+                    plural(p.completed, "long message", "long messages")
+                ),
+                _ => String::new(),
+            };
             eprintln!(
-                "embedded {} as {} ({} new to the model, {} from the cache{})",
-                plural(p.messages, "message", "messages"),
+                "embedded {what} as {} ({} new to the model, {} from the cache{}){passes}",
                 plural(p.units, "text window", "text windows"),
                 p.embedded,
                 p.cached,

@@ -247,7 +247,12 @@ fn pull(app: &App, settings: &mut Settings, no_embed: bool, as_json: bool) -> Re
     let embedded = if no_embed {
         Ok(None)
     } else {
-        let embedded = super::index::embed(app, &mut store, &mut super::index::Bar::new())?;
+        let embedded = super::index::embed(
+            app,
+            &mut store,
+            std::time::Instant::now(),
+            &mut super::index::Bar::new(),
+        )?;
         store.prune_embeddings()?;
         embedded.into_result()
     };

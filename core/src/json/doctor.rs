@@ -74,6 +74,11 @@ pub struct Store<'a> {
     /// Messages.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub messages: Option<i64>,
+    /// Long messages embedded in part so far (a sample of their windows,
+    /// found by meaning already; the rest follows with `deja index`), when
+    /// embeddings are on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub messages_embedded_in_part: Option<i64>,
     /// Messages with no embedding yet (an interrupted index, or embeddings
     /// off), when embeddings are on.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -250,6 +255,7 @@ mod tests {
                 embedding_units: Some(0),
                 forgotten: Some(0),
                 messages: Some(0),
+                messages_embedded_in_part: Some(0),
                 messages_without_vectors: Some(0),
                 meaning_covers_after: Some("2026-01-01T00:00:00Z".into()),
                 path: p.into(),
@@ -321,6 +327,7 @@ mod tests {
                 "forgotten",
                 "meaning_covers_after",
                 "messages",
+                "messages_embedded_in_part",
                 "messages_without_vectors",
                 "path",
                 "sessions",
@@ -363,6 +370,7 @@ mod tests {
             embedding_units: None,
             forgotten: None,
             messages: None,
+            messages_embedded_in_part: None,
             messages_without_vectors: None,
             meaning_covers_after: None,
             path: p.into(),

@@ -36,10 +36,16 @@ pub enum Embeddings<'a> {
     Done {
         /// Units whose vector came from the cache.
         cached: usize,
+        /// Long messages embedded in part before that got the rest of their
+        /// windows (the second pass).
+        completed: usize,
         /// Texts the model embedded.
         embedded: usize,
         /// Messages that got embedding units.
         messages: usize,
+        /// When a second pass ran: seconds from the start of the run until
+        /// every message was searchable by meaning (`null`: one pass).
+        searchable_after_seconds: Option<f64>,
         /// Units created.
         units: usize,
     },
@@ -112,8 +118,10 @@ mod tests {
             }],
             embeddings: Embeddings::Done {
                 cached: 0,
+                completed: 0,
                 embedded: 1,
                 messages: 1,
+                searchable_after_seconds: None,
                 units: 1,
             },
             messages: Messages {
@@ -153,7 +161,14 @@ mod tests {
         assert_eq!(keys(&out.discovery_errors[0]), ["error", "harness"]);
         assert_eq!(
             keys(&out.embeddings),
-            ["cached", "embedded", "messages", "units"]
+            [
+                "cached",
+                "completed",
+                "embedded",
+                "messages",
+                "searchable_after_seconds",
+                "units"
+            ]
         );
         assert_eq!(keys(&Embeddings::Skipped { skipped: "off" }), ["skipped"]);
         assert_eq!(keys(&out.messages), ["added", "changed", "removed"]);

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use deja_index::embedding::PassProgress;
+use deja_index::embedding::{Pass, PassProgress};
 use deja_index::Progress;
 
 use crate::app::App;
@@ -26,6 +26,9 @@ pub struct Status {
     transcripts_done: AtomicU64,
     embed_total: AtomicU64,
     embed_done: AtomicU64,
+    /// Whether the embedding counts are of the second pass (the rest of
+    /// long messages' windows).
+    embed_rest: AtomicBool,
     last_error: Mutex<Option<String>>,
 }
 
@@ -50,7 +53,11 @@ impl Status {
             self.embed_done.load(Ordering::SeqCst),
             self.embed_total.load(Ordering::SeqCst),
         );
-        if et > 0 {
+        if et > 0 && self.embed_rest.load(Ordering::SeqCst) {
+            format!(
+                "{td} of {tt} transcripts read, every message embedded; the rest of the windows of {ed} of {et} long messages"
+            )
+        } else if et > 0 {
             format!("{td} of {tt} transcripts read, {ed} of {et} messages embedded")
         } else {
             format!("{td} of {tt} transcripts read")
@@ -79,7 +86,11 @@ impl Progress for Feed {
 }
 
 impl PassProgress for Feed {
-    fn start(&mut self, messages: u64) {
+    fn start(&mut self, messages: u64, pass: Pass) {
+        self.0
+            .embed_rest
+            .store(pass == Pass::Rest, Ordering::SeqCst);
+        self.0.embed_done.store(0, Ordering::SeqCst);
         self.0.embed_total.store(messages, Ordering::SeqCst);
     }
 
@@ -101,6 +112,7 @@ fn run_once(status: &Arc<Status>) {
     ] {
         counter.store(0, Ordering::SeqCst);
     }
+    status.embed_rest.store(false, Ordering::SeqCst);
     status.running.store(true, Ordering::SeqCst);
     let outcome = App::new().and_then(|app| {
         let wait = Wait::Up(Duration::from_secs(app.config.config.index.lock_wait_secs));

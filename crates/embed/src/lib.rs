@@ -87,6 +87,9 @@ pub struct Settings {
     pub context_tokens: usize,
     /// Most windows embedded of one message (0 = all).
     pub max_windows: usize,
+    /// Most windows of one message embedded by the first pass over the
+    /// history (0 = all at once); a second pass embeds the rest.
+    pub first_windows: usize,
     /// Most texts per model call.
     pub batch_size: usize,
     /// Most (padded) tokens per model call.
@@ -146,6 +149,7 @@ impl Settings {
             overlap_tokens: c.overlap_tokens,
             context_tokens: c.context_tokens,
             max_windows: c.max_windows,
+            first_windows: c.first_windows,
             batch_size: c.batch_size,
             batch_tokens: c.batch_tokens,
             threads: c.threads,
@@ -275,6 +279,7 @@ pub struct Embedder {
     overlap_tokens: usize,
     context_tokens: usize,
     max_windows: usize,
+    first_windows: usize,
     batch_size: usize,
     batch_tokens: usize,
     one_per_call: bool,
@@ -367,6 +372,7 @@ impl Embedder {
             overlap_tokens: settings.overlap_tokens,
             context_tokens: settings.context_tokens,
             max_windows: settings.max_windows,
+            first_windows: settings.first_windows,
             batch_size: settings.batch_size,
             batch_tokens: settings.batch_tokens,
             one_per_call,
@@ -391,6 +397,11 @@ impl Embedder {
     /// Vector dimensions.
     pub fn dims(&self) -> usize {
         self.dims
+    }
+
+    /// Most windows of one message that the first pass embeds (0 = all).
+    pub fn first_windows(&self) -> usize {
+        self.first_windows
     }
 
     /// Splits `text` into windows of at most the configured number of tokens
@@ -559,6 +570,7 @@ mod tests {
             overlap_tokens,
             context_tokens,
             max_windows: 0,
+            first_windows: 0,
             batch_size: 64,
             batch_tokens: 4096,
             threads: 2,

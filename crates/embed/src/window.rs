@@ -50,23 +50,30 @@ pub fn split(tok: &Tokenizer, text: &str, max_tokens: usize, overlap: usize) -> 
 /// At most `most` of `windows` (all when `most` is 0 or they are fewer):
 /// the first, the last, and the rest evenly spaced between, in order.
 pub fn spread(windows: Vec<String>, most: usize) -> Vec<String> {
-    let n = windows.len();
-    if most == 0 || n <= most {
+    let chosen = spread_indices(windows.len(), most);
+    if chosen.len() == windows.len() {
         return windows;
     }
-    if most == 1 {
-        return windows.into_iter().take(1).collect();
-    }
-    // Window i * (n - 1) / (most - 1), rounded, for i in 0..most: strictly
-    // increasing because n > most, from 0 to n - 1.
-    let chosen: Vec<usize> = (0..most)
-        .map(|i| (i * (n - 1) + (most - 1) / 2) / (most - 1))
-        .collect();
     windows
         .into_iter()
         .enumerate()
         .filter(|(i, _)| chosen.binary_search(i).is_ok())
         .map(|(_, w)| w)
+        .collect()
+}
+
+/// The positions [`spread`] keeps of `n` windows, in increasing order.
+pub fn spread_indices(n: usize, most: usize) -> Vec<usize> {
+    if most == 0 || n <= most {
+        return (0..n).collect();
+    }
+    if most == 1 {
+        return vec![0];
+    }
+    // Window i * (n - 1) / (most - 1), rounded, for i in 0..most: strictly
+    // increasing because n > most, from 0 to n - 1.
+    (0..most)
+        .map(|i| (i * (n - 1) + (most - 1) / 2) / (most - 1))
         .collect()
 }
 

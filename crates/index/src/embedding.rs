@@ -1,17 +1,25 @@
-//! The embedding pass of `deja index`: every stored message without
+//! The embedding passes of `deja index`: every stored message without
 //! embedding units is split into windows, each window's text is looked up in
 //! the embedding cache (by content hash and model) and embedded only when
 //! missing, in batches of similar length; units and vectors are committed page
 //! by page, newest sessions first, so a crash loses at most one page of work
 //! and recall (which scores units the vector index does not hold yet) sees
 //! each page as soon as it is committed. The vector index is synced at the end.
+//!
+//! Two passes: the first ([`Pass::First`]) gives a long message only a
+//! sample of its windows (`embed.first_windows`: the first, the last, and
+//! others evenly spaced between), so that the whole history is searchable by
+//! meaning in a fraction of the time; the second ([`Pass::Rest`]) embeds the
+//! rest of those messages' windows, newest first too. Both end with the same
+//! units as one pass over all windows.
 
 use std::collections::HashMap;
 use std::path::Path;
 
+use deja_embed::window;
 use deja_embed::{EmbedError, Embedder, Known};
 use deja_model::sha256_hex;
-use deja_store::embedding::{PendingMessage as Pending, Unit};
+use deja_store::embedding::{Due, PendingMessage as Pending, Unit};
 use deja_store::vectors::{self, VectorError};
 use deja_store::{Store, StoreError};
 
@@ -22,11 +30,38 @@ const PAGE: usize = 512;
 /// seconds of the pass's start, not after a whole page of the model's time.
 const FIRST_PAGE: usize = 16;
 
+impl PassReport {
+    /// Adds the counts of a [`Pass::Rest`] that followed this one: its
+    /// messages are ones this report counted already.
+    pub fn absorb_rest(&mut self, rest: &PassReport) {
+        self.completed += rest.completed;
+        self.units += rest.units;
+        self.embedded += rest.embedded;
+        self.cached += rest.cached;
+        self.model_changed |= rest.model_changed;
+    }
+}
+
+/// Which embedding pass runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// Messages without units: all their windows, or a sample of a long
+    /// message's ones (`embed.first_windows`).
+    First,
+    /// Messages embedded in part by a first pass: the rest of their windows.
+    Rest,
+}
+
 /// Counts from one pass.
 #[derive(Debug, Clone, Default)]
 pub struct PassReport {
     /// Messages that got embedding units.
     pub messages: usize,
+    /// Of those, long messages given only a sample of their windows (the
+    /// rest is for [`Pass::Rest`]).
+    pub partial: usize,
+    /// Messages embedded in part before that now have all their windows.
+    pub completed: usize,
     /// Units created.
     pub units: usize,
     /// Texts the model embedded.
@@ -35,6 +70,9 @@ pub struct PassReport {
     pub cached: usize,
     /// Whether a model change discarded earlier units.
     pub model_changed: bool,
+    /// When a second pass followed: the seconds from the start of the run
+    /// until every message was searchable by meaning.
+    pub first_pass_seconds: Option<f64>,
 }
 
 /// Errors of the pass.
@@ -53,8 +91,8 @@ pub enum PassError {
 
 /// Progress of the pass.
 pub trait PassProgress {
-    /// The number of messages to embed is known.
-    fn start(&mut self, messages: u64);
+    /// The number of messages `pass` embeds is known.
+    fn start(&mut self, messages: u64, pass: Pass);
     /// `n` more messages are done.
     fn advance(&mut self, n: u64);
     /// Every session that began at or after `started_at_ms` is done (the
@@ -63,21 +101,23 @@ pub trait PassProgress {
 }
 
 impl PassProgress for () {
-    fn start(&mut self, _messages: u64) {}
+    fn start(&mut self, _messages: u64, _pass: Pass) {}
     fn advance(&mut self, _n: u64) {}
 }
 
 impl PassProgress for crate::Quiet {
-    fn start(&mut self, _messages: u64) {}
+    fn start(&mut self, _messages: u64, _pass: Pass) {}
     fn advance(&mut self, _n: u64) {}
 }
 
-/// Embeds every message that has no units yet (the vector index is synced
-/// afterwards by [`sync_vectors`]).
+/// Runs `pass` over the messages it is due for (the vector index is synced
+/// afterwards by [`sync_vectors`]). A first pass under another model (or
+/// windowing) than the store's drops the store's units first.
 pub fn run(
     store: &mut Store,
     embedder: &mut Embedder,
     vectors_path: &Path,
+    pass: Pass,
     progress: &mut dyn PassProgress,
 ) -> Result<PassReport, PassError> {
     let mut report = PassReport::default();
@@ -90,18 +130,30 @@ pub fn run(
     }
     store.set_model_stamp(&embedder.known())?;
 
-    progress.start(store.pending_count()?.max(0) as u64);
+    let (due, sample) = match pass {
+        Pass::First => (Due::Units, embedder.first_windows()),
+        Pass::Rest => (Due::Rest, 0),
+    };
+    progress.start(store.due_count(due)?.max(0) as u64, pass);
 
     // Newest sessions first: the last days become searchable by meaning
     // first, and an interrupted pass leaves the oldest for the next run.
     let mut after = None;
     for n in 0.. {
-        let (page, last): (Vec<Pending>, _) = store.pending_newest(after, page_size(n))?;
+        let (page, last): (Vec<Pending>, _) = store.pending_newest(due, after, page_size(n))?;
         if page.is_empty() {
             break;
         }
         after = last;
-        embed_page(store, embedder, &model, &page, &mut report, progress)?;
+        embed_page(
+            store,
+            embedder,
+            &model,
+            &page,
+            sample,
+            &mut report,
+            progress,
+        )?;
         if let Some(k) = last {
             progress.reached(k.started_at);
         }
@@ -125,25 +177,42 @@ pub fn sync_vectors(store: &Store, vectors_path: &Path, known: &Known) -> Result
     Ok(())
 }
 
-/// Messages still waiting for embedding units.
+/// Messages still waiting for embedding units, or for the rest of them.
 pub fn pending(store: &Store) -> deja_store::Result<i64> {
-    store.pending_count()
+    Ok(store.pending_count()? + store.partial_count()?)
 }
 
+/// Embeds the units of `page` that its messages lack: at most `sample` of a
+/// message's windows when it has none yet (0: all of them).
 fn embed_page(
     store: &mut Store,
     embedder: &mut Embedder,
     model: &str,
     page: &[Pending],
+    sample: usize,
     report: &mut PassReport,
     progress: &mut dyn PassProgress,
 ) -> Result<(), PassError> {
-    // Every unit of the page; texts to embed by hash.
+    // Every unit of the page still missing; texts to embed by hash.
     let mut units: Vec<Unit> = Vec::new();
     let mut texts: HashMap<String, String> = HashMap::new();
+    let mut partial: Vec<i64> = Vec::new();
     for m in page {
         let unit_texts = embedder.units(m.previous.as_deref(), &m.text, m.next.as_deref());
+        let wanted = if m.embedded.is_empty() {
+            window::spread_indices(unit_texts.len(), sample)
+        } else {
+            (0..unit_texts.len()).collect()
+        };
+        if wanted.len() < unit_texts.len() {
+            partial.push(m.id);
+        } else if !m.embedded.is_empty() {
+            report.completed += 1;
+        }
         for (ordinal, w) in unit_texts.into_iter().enumerate() {
+            if wanted.binary_search(&ordinal).is_err() || m.embedded.contains(&ordinal) {
+                continue;
+            }
             let hash = sha256_hex(w.as_bytes());
             units.push(Unit {
                 message: m.id,
@@ -187,7 +256,8 @@ fn embed_page(
         .zip(&vectors)
         .map(|((hash, _), v)| (hash.as_str(), v.as_slice()))
         .collect();
-    store.add_units(model, &new, &units)?;
+    store.add_page(model, &new, &units, &partial)?;
+    report.partial += partial.len();
     report.messages += page.len();
     report.units += units.len();
     Ok(())

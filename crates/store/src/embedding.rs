@@ -1,7 +1,8 @@
 //! The embedding side of the store: which messages still need embedding
-//! units (with their neighbours' text), the content-hash cache of vectors by
-//! model, the units of each message, and the model the store was embedded
-//! with.
+//! units (with their neighbours' text), which are embedded in part (a sample
+//! of a long message's windows, the rest to follow), the content-hash cache
+//! of vectors by model, the units of each message, and the model the store
+//! was embedded with.
 
 use deja_model::ModelStamp;
 use rusqlite::{params, OptionalExtension};
@@ -23,6 +24,34 @@ pub struct PendingMessage {
     pub previous: Option<String>,
     /// The text of the message after it.
     pub next: Option<String>,
+    /// The ordinals of the units it already has (none unless it is embedded
+    /// in part).
+    pub embedded: Vec<usize>,
+}
+
+/// Which messages an embedding pass works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Due {
+    /// Messages with no unit yet.
+    Units,
+    /// Messages embedded in part: the rest of their windows.
+    Rest,
+}
+
+impl Due {
+    /// The SQL condition on message `m` that selects them.
+    fn condition(self) -> &'static str {
+        match self {
+            Due::Units => {
+                "length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
+                   AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)"
+            }
+            Due::Rest => {
+                "m.id IN (SELECT message FROM partial_units)
+                   AND EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)"
+            }
+        }
+    }
 }
 
 /// Where a newest-first walk of the pending messages stands: the last
@@ -45,6 +74,9 @@ pub struct Coverage {
     /// The start (ms) of the newest session with a message still waiting:
     /// every session that began after it is covered. `None`: all are.
     pub waiting_since: Option<i64>,
+    /// Long messages embedded in part so far (a sample of their windows):
+    /// found by meaning already, the rest of their windows still to come.
+    pub partial: i64,
 }
 
 /// The meta key of the coverage the last index run recorded.
@@ -59,6 +91,12 @@ pub struct Unit {
     pub ordinal: usize,
     /// sha256 of the unit's text (the cache key).
     pub text_hash: String,
+}
+
+/// Ordinals written by `group_concat` (`"0,3,7"`); none for `None`.
+fn ordinals(list: Option<&str>) -> Vec<usize> {
+    list.map(|l| l.split(',').filter_map(|o| o.trim().parse().ok()).collect())
+        .unwrap_or_default()
 }
 
 impl Store {
@@ -86,7 +124,8 @@ impl Store {
         self.prune_embeddings()?;
         self.conn()
             .execute_batch(
-                "DELETE FROM chunks; DELETE FROM vector_trash; DELETE FROM dropped_units;",
+                "DELETE FROM chunks; DELETE FROM partial_units;
+                 DELETE FROM vector_trash; DELETE FROM dropped_units;",
             )
             .map_err(|e| self.wrap(e))?;
         let _ = std::fs::remove_file(vectors_path);
@@ -137,12 +176,28 @@ impl Store {
             .map_err(|e| self.wrap(e))
     }
 
-    /// Up to `limit` messages waiting for units, newest sessions first (a
+    /// Messages embedded in part (see [`Due::Rest`]).
+    pub fn partial_count(&self) -> Result<i64> {
+        self.conn()
+            .query_row("SELECT count(*) FROM partial_units", [], |r| r.get(0))
+            .map_err(|e| self.wrap(e))
+    }
+
+    /// Messages that `due` selects.
+    pub fn due_count(&self, due: Due) -> Result<i64> {
+        match due {
+            Due::Units => self.pending_count(),
+            Due::Rest => self.partial_count(),
+        }
+    }
+
+    /// Up to `limit` messages that `due` selects, newest sessions first (a
     /// session's messages in order), after `after`; with the cursor of the
-    /// last one. The embedding pass walks the history this way, so that the
+    /// last one. The embedding passes walk the history this way, so that the
     /// last days are searchable by meaning first.
     pub fn pending_newest(
         &self,
+        due: Due,
         after: Option<Cursor>,
         limit: usize,
     ) -> Result<(Vec<PendingMessage>, Option<Cursor>)> {
@@ -152,13 +207,14 @@ impl Store {
                 "SELECT m.id, m.text,
                     (SELECT p.text FROM messages p WHERE p.session = m.session AND p.position = m.position - 1),
                     (SELECT n.text FROM messages n WHERE n.session = m.session AND n.position = m.position + 1),
-                    s.started_at, m.session
+                    s.started_at, m.session,
+                    (SELECT group_concat(c.ordinal) FROM chunks c WHERE c.message = m.id)
                  FROM messages m JOIN sessions s ON s.id = m.session
-                 WHERE length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
-                   AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)
+                 WHERE {}
                    AND (?1 IS NULL OR s.started_at < ?1
                         OR (s.started_at = ?1 AND (m.session < ?2 OR (m.session = ?2 AND m.id > ?3))))
-                 ORDER BY s.started_at DESC, m.session DESC, m.id LIMIT {limit}"
+                 ORDER BY s.started_at DESC, m.session DESC, m.id LIMIT {limit}",
+                due.condition()
             ))
             .map_err(|e| self.wrap(e))?;
         let (a, b, c) = match after {
@@ -173,6 +229,7 @@ impl Store {
                         text: r.get(1)?,
                         previous: r.get(2)?,
                         next: r.get(3)?,
+                        embedded: ordinals(r.get::<_, Option<String>>(6)?.as_deref()),
                     },
                     Cursor {
                         started_at: r.get(4)?,
@@ -195,8 +252,8 @@ impl Store {
     pub fn record_coverage(&self) -> Result<Coverage> {
         let c = self.coverage()?;
         let value = match c.waiting_since {
-            Some(since) => format!("{} {since}", c.pending),
-            None => format!("{} -", c.pending),
+            Some(since) => format!("{} {since} {}", c.pending, c.partial),
+            None => format!("{} - {}", c.pending, c.partial),
         };
         self.set_meta(COVERAGE_KEY, &value)?;
         Ok(c)
@@ -204,11 +261,17 @@ impl Store {
 
     /// The coverage the last index run recorded (`None`: none recorded).
     pub fn recorded_coverage(&self) -> Result<Option<Coverage>> {
+        // Written as `pending since partial`; runs before partial units
+        // existed wrote the first two.
         Ok(self.meta(COVERAGE_KEY)?.and_then(|v| {
-            let (pending, since) = v.split_once(' ')?;
+            let mut fields = v.split(' ');
+            let pending = fields.next()?.parse().ok()?;
+            let waiting_since = fields.next()?.parse().ok();
+            let partial = fields.next().and_then(|p| p.parse().ok()).unwrap_or(0);
             Some(Coverage {
-                pending: pending.parse().ok()?,
-                waiting_since: since.parse().ok(),
+                pending,
+                waiting_since,
+                partial,
             })
         }))
     }
@@ -218,7 +281,7 @@ impl Store {
     pub fn coverage(&self) -> Result<Coverage> {
         self.conn()
             .query_row(
-                "SELECT count(*), max(s.started_at)
+                "SELECT count(*), max(s.started_at), (SELECT count(*) FROM partial_units)
                  FROM messages m JOIN sessions s ON s.id = m.session
                  WHERE length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
                    AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)",
@@ -227,6 +290,7 @@ impl Store {
                     Ok(Coverage {
                         pending: r.get(0)?,
                         waiting_since: r.get(1)?,
+                        partial: r.get(2)?,
                     })
                 },
             )
@@ -252,6 +316,7 @@ impl Store {
                     text: r.get(1)?,
                     previous: r.get(2)?,
                     next: r.get(3)?,
+                    embedded: Vec::new(),
                 })
             })
             .map_err(|e| self.wrap(e))?;
@@ -272,12 +337,26 @@ impl Store {
     }
 
     /// Stores new vectors of `model` (by text hash) and the units of a page of
-    /// messages, in one transaction.
+    /// messages, in one transaction; every message of `units` has all its
+    /// units now.
     pub fn add_units(
         &mut self,
         model: &str,
         vectors: &[(&str, &[f32])],
         units: &[Unit],
+    ) -> Result<()> {
+        self.add_page(model, vectors, units, &[])
+    }
+
+    /// [`Store::add_units`], where the messages in `partial` are embedded in
+    /// part (the rest of their windows will follow, [`Due::Rest`]) and every
+    /// other message of `units` is complete.
+    pub fn add_page(
+        &mut self,
+        model: &str,
+        vectors: &[(&str, &[f32])],
+        units: &[Unit],
+        partial: &[i64],
     ) -> Result<()> {
         self.in_transaction(|tx| {
             let mut put = tx.prepare(
@@ -291,6 +370,18 @@ impl Store {
             )?;
             for u in units {
                 unit.execute(params![u.message, u.ordinal as i64, u.text_hash])?;
+            }
+            let mut complete = tx.prepare_cached("DELETE FROM partial_units WHERE message = ?1")?;
+            let mut part =
+                tx.prepare_cached("INSERT OR IGNORE INTO partial_units (message) VALUES (?1)")?;
+            let mut seen = std::collections::HashSet::new();
+            for u in units {
+                if seen.insert(u.message) && !partial.contains(&u.message) {
+                    complete.execute([u.message])?;
+                }
+            }
+            for m in partial {
+                part.execute([m])?;
             }
             Ok(())
         })

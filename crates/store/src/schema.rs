@@ -187,6 +187,22 @@ ALTER TABLE sessions ADD COLUMN origin_hash TEXT;
 CREATE INDEX sessions_origin ON sessions (origin);
 CREATE INDEX sessions_project_id ON sessions (project_id, harness);
 "#,
+    // 6: messages embedded in part. The first embedding pass gives a long
+    //    message a sample of its windows (so the whole history is searchable
+    //    by meaning sooner); a second pass embeds the rest and removes the
+    //    row. A row goes with its message, and with its message's units
+    //    (a changed message is embedded anew, from its first pass).
+    r#"
+CREATE TABLE partial_units (
+    message INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE
+);
+DROP TRIGGER chunks_ad;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT OR IGNORE INTO vector_trash (key) VALUES (old.id);
+    INSERT OR IGNORE INTO dropped_units (text_hash) VALUES (old.text_hash);
+    DELETE FROM partial_units WHERE message = old.message;
+END;
+"#,
 ];
 
 /// The schema version this deja writes.

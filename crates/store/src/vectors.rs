@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
 use crate::Store;
@@ -436,6 +436,13 @@ fn sync_fresh(store: &Store, path: &Path, model: &str, dims: usize) -> Result<Ve
 /// under `model`, one row at a time (at 100k messages the vectors as f32
 /// blobs would be hundreds of MB held at once); returns the largest row id
 /// added, or `after`.
+///
+/// Units go in in the order the embedding passes walk the history (newest
+/// session first, its messages in order, each message's windows in order),
+/// not in the order they were embedded: the graph, and so what an
+/// approximate search finds, is the same whether a long message got its
+/// windows in one pass or in two. For units embedded in one pass that order
+/// is their row ids'.
 fn add_embedded(store: &Store, index: &mut VectorIndex, model: &str, after: i64) -> Result<i64> {
     let conn = store.conn();
     let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
@@ -448,20 +455,36 @@ fn add_embedded(store: &Store, index: &mut VectorIndex, model: &str, after: i64)
     if need > index.index.capacity() {
         index.index.reserve(need).map_err(|e| index.err(e))?;
     }
-    let mut stmt = conn
+    // The order first (ids only: small), then each vector by its id.
+    let order: Vec<i64> = {
+        let mut stmt = conn
+            .prepare(
+                "SELECT c.id FROM chunks c
+                 JOIN messages m ON m.id = c.message JOIN sessions s ON s.id = m.session
+                 WHERE c.id > ?1
+                 ORDER BY s.started_at DESC, m.session DESC, m.id, c.ordinal",
+            )
+            .map_err(sq)?;
+        let rows = stmt.query_map([after], |r| r.get(0)).map_err(sq)?;
+        rows.collect::<rusqlite::Result<_>>().map_err(sq)?
+    };
+    let mut vector = conn
         .prepare(
-            "SELECT c.id, e.vector FROM chunks c
+            "SELECT e.vector FROM chunks c
              JOIN embeddings e ON e.text_hash = c.text_hash AND e.model = ?2
-             WHERE c.id > ?1 ORDER BY c.id",
+             WHERE c.id = ?1",
         )
         .map_err(sq)?;
-    let mut rows = stmt.query(params![after, model]).map_err(sq)?;
     let mut max = after;
-    while let Some(row) = rows.next().map_err(sq)? {
-        let id: i64 = row.get(0).map_err(sq)?;
-        let blob: Vec<u8> = row.get(1).map_err(sq)?;
-        index.add(id as u64, &from_blob(&blob))?;
-        max = max.max(id);
+    for id in order {
+        let blob: Option<Vec<u8>> = vector
+            .query_row(params![id, model], |r| r.get(0))
+            .optional()
+            .map_err(sq)?;
+        if let Some(blob) = blob {
+            index.add(id as u64, &from_blob(&blob))?;
+            max = max.max(id);
+        }
     }
     Ok(max)
 }
@@ -1050,5 +1073,87 @@ mod tests {
             remove_stale_temporaries(&dir.path().join("none/vectors.usearch")).unwrap(),
             0
         );
+    }
+
+    /// Pseudo-random unit-length vectors of `dims`, from `seed`.
+    fn noise(seed: u64, dims: usize) -> Vec<f32> {
+        let mut x = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let mut v: Vec<f32> = (0..dims)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((x >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+            })
+            .collect();
+        let norm = v.iter().map(|a| a * a).sum::<f32>().sqrt();
+        v.iter_mut().for_each(|a| *a /= norm);
+        v
+    }
+
+    #[test]
+    fn the_graph_is_the_same_whether_windows_came_in_one_pass_or_two() {
+        const N: usize = 3000;
+        const WIDE: usize = 16;
+        let texts: Vec<String> = (0..N).map(|i| format!("message {i}")).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        // Two windows a message: (message position, ordinal) → vector.
+        let vector = |pos: usize, ordinal: usize| noise((pos * 2 + ordinal) as u64, WIDE);
+        let build = |two_passes: bool| {
+            let dir = tempfile::tempdir().unwrap();
+            let mut store = Store::open(&dir.path().join("index.sqlite")).unwrap();
+            apply(&mut store, "s", &refs);
+            let pending = store.pending_page(0, N).unwrap();
+            let unit = |pos: usize, ordinal: usize| Unit {
+                message: pending[pos].id,
+                ordinal,
+                text_hash: format!("{pos}/{ordinal}"),
+            };
+            let vectors: Vec<(String, Vec<f32>)> = (0..N)
+                .flat_map(|p| (0..2).map(move |o| (format!("{p}/{o}"), vector(p, o))))
+                .collect();
+            let pairs: Vec<(&str, &[f32])> = vectors
+                .iter()
+                .map(|(h, v)| (h.as_str(), v.as_slice()))
+                .collect();
+            if two_passes {
+                // Every first window, then every second one: other row ids.
+                let first: Vec<Unit> = (0..N).map(|p| unit(p, 0)).collect();
+                let ids: Vec<i64> = pending.iter().map(|m| m.id).collect();
+                store.add_page("m", &pairs, &first, &ids).unwrap();
+                let rest: Vec<Unit> = (0..N).map(|p| unit(p, 1)).collect();
+                store.add_units("m", &[], &rest).unwrap();
+            } else {
+                let all: Vec<Unit> = (0..N).flat_map(|p| [unit(p, 0), unit(p, 1)]).collect();
+                store.add_units("m", &pairs, &all).unwrap();
+            }
+            assert_eq!(store.partial_count().unwrap(), 0);
+            let path = dir.path().join("vectors.usearch");
+            let index = sync(&store, &path, "m", WIDE).unwrap();
+            // Key → (message position, ordinal), through the unit's hash.
+            let named: HashMap<u64, String> = units(&store);
+            (dir, index, named)
+        };
+        let (_a, one, one_names) = build(false);
+        let (_b, two, two_names) = build(true);
+        assert_eq!(one.len(), 2 * N);
+        for q in 0..100 {
+            let query = noise(1_000_000 + q, WIDE);
+            let found = |index: &VectorIndex, names: &HashMap<u64, String>| -> Vec<(String, u32)> {
+                index
+                    .search(&query, 10)
+                    .unwrap()
+                    .into_iter()
+                    .map(|(key, s)| (names[&key].clone(), s.to_bits()))
+                    .collect()
+            };
+            assert_eq!(
+                found(&one, &one_names),
+                found(&two, &two_names),
+                "query {q}"
+            );
+        }
     }
 }

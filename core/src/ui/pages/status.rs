@@ -59,6 +59,7 @@ pub fn page(site: &mut Site<'_>) -> Result<Page> {
                 ("path", "store"), ("sessions", "sessions"), ("messages", "messages"),
                 ("transcripts", "transcripts"), ("forgotten", "forgotten"),
                 ("embed_model", "embedded with"), ("messages_without_vectors", "messages not yet embedded"),
+                ("messages_embedded_in_part", "long messages embedded in part"),
                 ("meaning_covers_after", "meaning covers sessions after"),
             ]))
             (facts(&store["vectors"], &[("count", "vectors"), ("in_sync", "vector index in sync")]))

@@ -2,7 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 use super::*;
-use crate::embedding::Unit;
+use crate::embedding::{Due, Unit};
 use crate::test_support::{self, session};
 use deja_model::{FileRecord, Role};
 
@@ -658,14 +658,15 @@ fn pending_messages_come_newest_session_first_and_the_walk_resumes() {
         store.coverage().unwrap(),
         crate::embedding::Coverage {
             pending: 6,
-            waiting_since: Some(30 * 86_400_000)
+            waiting_since: Some(30 * 86_400_000),
+            partial: 0,
         }
     );
     // Pages of two: the walk goes on where it stopped, nothing twice.
     let mut seen = Vec::new();
     let mut after = None;
     loop {
-        let (page, last) = store.pending_newest(after, 2).unwrap();
+        let (page, last) = store.pending_newest(Due::Units, after, 2).unwrap();
         if page.is_empty() {
             break;
         }
@@ -674,7 +675,7 @@ fn pending_messages_come_newest_session_first_and_the_walk_resumes() {
     }
     assert_eq!(seen, ["n1", "n2", "n3", "m1", "o1", "o2"]);
     // The newest session embedded: coverage reaches back to the next one.
-    let (page, _) = store.pending_newest(None, 3).unwrap();
+    let (page, _) = store.pending_newest(Due::Units, None, 3).unwrap();
     embed(&mut store, &page);
     let c = store.coverage().unwrap();
     assert_eq!((c.pending, c.waiting_since), (3, Some(10 * 86_400_000)));
@@ -688,7 +689,108 @@ fn pending_messages_come_newest_session_first_and_the_walk_resumes() {
         store.recorded_coverage().unwrap(),
         Some(crate::embedding::Coverage {
             pending: 0,
-            waiting_since: None
+            waiting_since: None,
+            partial: 0,
         })
     );
+}
+
+/// Units of `message` with these ordinals, each keyed by `text` and the
+/// ordinal.
+fn units_of(message: i64, text: &str, ordinals: &[usize]) -> Vec<Unit> {
+    ordinals
+        .iter()
+        .map(|&ordinal| Unit {
+            message,
+            ordinal,
+            text_hash: format!("{text}#{ordinal}"),
+        })
+        .collect()
+}
+
+#[test]
+fn a_message_embedded_in_part_waits_for_the_rest_until_it_is_complete_or_changes() {
+    let (_dir, mut store) = open();
+    let day = |id: &str, texts: &[&str], d: i64| Session {
+        started_at_ms: d * 86_400_000,
+        ..session(id, texts)
+    };
+    store
+        .apply(
+            &file("/t"),
+            &[day("a", &["long a", "short"], 2), day("b", &["long b"], 1)],
+        )
+        .unwrap();
+    let (page, _) = store.pending_newest(Due::Units, None, 10).unwrap();
+    assert_eq!(page.len(), 3);
+    let ids: Vec<i64> = page.iter().map(|m| m.id).collect();
+    let (long_a, short, long_b) = (ids[0], ids[1], ids[2]);
+    // A first pass: the long messages get windows 0 and 3 of four, the short
+    // one its only window.
+    let mut units = units_of(long_a, "a", &[0, 3]);
+    units.extend(units_of(short, "s", &[0]));
+    units.extend(units_of(long_b, "b", &[0, 3]));
+    let v = [1.0f32, 0.0];
+    let vectors: Vec<(&str, &[f32])> = units
+        .iter()
+        .map(|u| (u.text_hash.as_str(), &v[..]))
+        .collect();
+    store
+        .add_page("m", &vectors, &units, &[long_a, long_b])
+        .unwrap();
+    assert_eq!(store.pending_count().unwrap(), 0);
+    let c = store.coverage().unwrap();
+    assert_eq!((c.pending, c.waiting_since, c.partial), (0, None, 2));
+    store.record_coverage().unwrap();
+    assert_eq!(store.recorded_coverage().unwrap(), Some(c));
+
+    // The rest, newest first, with the ordinals each already has.
+    let (rest, _) = store.pending_newest(Due::Rest, None, 10).unwrap();
+    let got: Vec<(i64, Vec<usize>)> = rest.iter().map(|m| (m.id, m.embedded.clone())).collect();
+    assert_eq!(got, [(long_a, vec![0, 3]), (long_b, vec![0, 3])]);
+    assert_eq!(store.due_count(Due::Rest).unwrap(), 2);
+
+    // Completing one leaves the other waiting.
+    let more = units_of(long_a, "a", &[1, 2]);
+    let vectors: Vec<(&str, &[f32])> = more
+        .iter()
+        .map(|u| (u.text_hash.as_str(), &v[..]))
+        .collect();
+    store.add_units("m", &vectors, &more).unwrap();
+    let (rest, _) = store.pending_newest(Due::Rest, None, 10).unwrap();
+    assert_eq!(rest.iter().map(|m| m.id).collect::<Vec<_>>(), [long_b]);
+
+    // A changed message loses its units and its place in the second pass:
+    // it is embedded anew from its first.
+    store
+        .apply(
+            &file("/t"),
+            &[
+                day("a", &["long a", "short"], 2),
+                day("b", &["long b, edited"], 1),
+            ],
+        )
+        .unwrap();
+    assert_eq!(store.partial_count().unwrap(), 0);
+    let (page, _) = store.pending_newest(Due::Units, None, 10).unwrap();
+    assert_eq!(
+        page.iter().map(|m| m.text.as_str()).collect::<Vec<_>>(),
+        ["long b, edited"]
+    );
+    assert!(page[0].embedded.is_empty());
+
+    // Dropping the units (another model) drops every partial mark too.
+    let units = units_of(page[0].id, "b2", &[0]);
+    let vectors: Vec<(&str, &[f32])> = units
+        .iter()
+        .map(|u| (u.text_hash.as_str(), &v[..]))
+        .collect();
+    store
+        .add_page("m", &vectors, &units, &[page[0].id])
+        .unwrap();
+    assert_eq!(store.partial_count().unwrap(), 1);
+    store
+        .reset_units(&_dir.path().join("vectors.usearch"))
+        .unwrap();
+    assert_eq!(store.partial_count().unwrap(), 0);
 }

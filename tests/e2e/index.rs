@@ -649,7 +649,7 @@ fn aider_histories_are_found_without_configuration() {
 /// An aider history whose one reply is long (many text windows for the
 /// model), in `work/long` of `sb`, listed for the aider reader.
 fn long_reply_history(sb: &Sandbox) {
-    let reply: String = (0..300)
+    let reply: String = (0..120)
         .map(|i| format!("Step {i}: the token bucket refills at the configured rate. "))
         .collect();
     let history = format!(

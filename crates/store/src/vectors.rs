@@ -1096,7 +1096,9 @@ mod tests {
     #[test]
     fn the_graph_is_the_same_whether_windows_came_in_one_pass_or_two() {
         const N: usize = 3000;
-        const WIDE: usize = 16;
+        // Random vectors this wide make the search approximate: a graph
+        // built in another order answers some queries differently.
+        const WIDE: usize = 128;
         let texts: Vec<String> = (0..N).map(|i| format!("message {i}")).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         // Two windows a message: (message position, ordinal) → vector.
@@ -1143,7 +1145,7 @@ mod tests {
             let query = noise(1_000_000 + q, WIDE);
             let found = |index: &VectorIndex, names: &HashMap<u64, String>| -> Vec<(String, u32)> {
                 index
-                    .search(&query, 10)
+                    .search(&query, 40)
                     .unwrap()
                     .into_iter()
                     .map(|(key, s)| (names[&key].clone(), s.to_bits()))

@@ -30,18 +30,6 @@ const PAGE: usize = 512;
 /// seconds of the pass's start, not after a whole page of the model's time.
 const FIRST_PAGE: usize = 16;
 
-impl PassReport {
-    /// Adds the counts of a [`Pass::Rest`] that followed this one: its
-    /// messages are ones this report counted already.
-    pub fn absorb_rest(&mut self, rest: &PassReport) {
-        self.completed += rest.completed;
-        self.units += rest.units;
-        self.embedded += rest.embedded;
-        self.cached += rest.cached;
-        self.model_changed |= rest.model_changed;
-    }
-}
-
 /// Which embedding pass runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pass {
@@ -73,6 +61,18 @@ pub struct PassReport {
     /// When a second pass followed: the seconds from the start of the run
     /// until every message was searchable by meaning.
     pub first_pass_seconds: Option<f64>,
+}
+
+impl PassReport {
+    /// Adds the counts of a [`Pass::Rest`] that followed this one: its
+    /// messages are ones this report counted already.
+    pub fn absorb_rest(&mut self, rest: &PassReport) {
+        self.completed += rest.completed;
+        self.units += rest.units;
+        self.embedded += rest.embedded;
+        self.cached += rest.cached;
+        self.model_changed |= rest.model_changed;
+    }
 }
 
 /// Errors of the pass.

@@ -9,8 +9,9 @@ use rusqlite::{params, OptionalExtension};
 
 use crate::{Result, Store};
 
-const PENDING: &str = "FROM messages m
-    WHERE length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
+/// The condition on message `m` of waiting for units: text that is not only
+/// white space, and no unit yet.
+const WITHOUT_UNITS: &str = "length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
       AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)";
 
 /// A message waiting for its units, with its neighbours' text.
@@ -42,10 +43,7 @@ impl Due {
     /// The SQL condition on message `m` that selects them.
     fn condition(self) -> &'static str {
         match self {
-            Due::Units => {
-                "length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
-                   AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)"
-            }
+            Due::Units => WITHOUT_UNITS,
             Due::Rest => {
                 "m.id IN (SELECT message FROM partial_units)
                    AND EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)"
@@ -172,7 +170,11 @@ impl Store {
     /// Messages still waiting for embedding units.
     pub fn pending_count(&self) -> Result<i64> {
         self.conn()
-            .query_row(&format!("SELECT count(*) {PENDING}"), [], |r| r.get(0))
+            .query_row(
+                &format!("SELECT count(*) FROM messages m WHERE {WITHOUT_UNITS}"),
+                [],
+                |r| r.get(0),
+            )
             .map_err(|e| self.wrap(e))
     }
 
@@ -281,10 +283,11 @@ impl Store {
     pub fn coverage(&self) -> Result<Coverage> {
         self.conn()
             .query_row(
-                "SELECT count(*), max(s.started_at), (SELECT count(*) FROM partial_units)
-                 FROM messages m JOIN sessions s ON s.id = m.session
-                 WHERE length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
-                   AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)",
+                &format!(
+                    "SELECT count(*), max(s.started_at), (SELECT count(*) FROM partial_units)
+                     FROM messages m JOIN sessions s ON s.id = m.session
+                     WHERE {WITHOUT_UNITS}"
+                ),
                 [],
                 |r| {
                     Ok(Coverage {
@@ -306,7 +309,7 @@ impl Store {
                 "SELECT m.id, m.text,
                     (SELECT p.text FROM messages p WHERE p.session = m.session AND p.position = m.position - 1),
                     (SELECT n.text FROM messages n WHERE n.session = m.session AND n.position = m.position + 1)
-                 {PENDING} AND m.id > ?1 ORDER BY m.id LIMIT {limit}"
+                 FROM messages m WHERE {WITHOUT_UNITS} AND m.id > ?1 ORDER BY m.id LIMIT {limit}"
             ))
             .map_err(|e| self.wrap(e))?;
         let rows = stmt

@@ -1,7 +1,8 @@
 //! The relevance floor: what a message must clear to be a hit at all. A
 //! message that matches the query by words (it is in the lexical list) always
 //! passes; one found by meaning alone passes only when the cosine similarity
-//! of its best unit to the query is at least the floor. Without it, semantic
+//! of its best unit to the query is at least the floor (undiscounted for
+//! the message's windows: the discount orders, the floor judges). Without it, semantic
 //! ranking always returns the nearest messages, however far they are, and a
 //! query that shares nothing with the history ("xyzzyquux") gets unrelated
 //! hits instead of "no matches". BENCHMARKS.md ("Relevance floor") has the

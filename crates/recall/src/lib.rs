@@ -178,8 +178,12 @@ pub struct Signals {
     pub mode: Mode,
     /// (message, BM25 normalized by the query's weight), best first.
     pub lexical: Vec<(i64, f64)>,
-    /// (message, cosine similarity of its best unit), best first.
+    /// (message, cosine similarity of its best unit), best first once
+    /// discounted for the messages' windows ([`semantic::discounted`]).
     pub semantic: Vec<(i64, f64)>,
+    /// Message → how many windows it has in the store, for the messages of
+    /// `semantic`.
+    pub windows: HashMap<i64, usize>,
     /// Session row → session-level lexical score.
     pub session_lexical: HashMap<i64, f64>,
     /// Message → its session row, for every message in either list.
@@ -197,6 +201,7 @@ impl Signals {
             mode,
             lexical: Vec::new(),
             semantic: Vec::new(),
+            windows: HashMap::new(),
             session_lexical: HashMap::new(),
             session_of: HashMap::new(),
             date_affinity: HashMap::new(),
@@ -333,6 +338,7 @@ pub fn lexical_messages(
         mode,
         lexical,
         semantic: Vec::new(),
+        windows: HashMap::new(),
         session_lexical: HashMap::new(),
         session_of: HashMap::new(),
         date_affinity: HashMap::new(),
@@ -353,7 +359,9 @@ pub fn add_semantic(
     depth: usize,
 ) -> Result<()> {
     if matches!(signals.mode, Mode::Semantic | Mode::Hybrid) {
-        signals.semantic = semantic::search(store, vectors, query_vector, candidates, depth)?;
+        let best = semantic::search(store, vectors, query_vector, candidates, depth)?;
+        signals.semantic = best.messages;
+        signals.windows = best.windows;
         locate(store, signals, query)?;
     }
     Ok(())
@@ -380,7 +388,7 @@ pub fn add_nearest(
 /// date affinity.
 #[derive(Debug, Clone, Default)]
 pub struct Located {
-    semantic: Vec<(i64, f64)>,
+    semantic: semantic::Best,
     session_of: HashMap<i64, i64>,
     date_affinity: HashMap<i64, f64>,
 }
@@ -393,7 +401,7 @@ pub fn locate_nearest(
     depth: usize,
 ) -> Result<Located> {
     let semantic = semantic::best_messages(store, units, depth)?;
-    let ids: Vec<i64> = semantic.iter().map(|x| x.0).collect();
+    let ids: Vec<i64> = semantic.messages.iter().map(|x| x.0).collect();
     let (session_of, started) = store.sessions_of_messages(&ids)?;
     Ok(Located {
         semantic,
@@ -406,7 +414,8 @@ pub fn locate_nearest(
 /// have added it.
 pub fn add_located(signals: &mut Signals, located: Located) {
     if matches!(signals.mode, Mode::Semantic | Mode::Hybrid) {
-        signals.semantic = located.semantic;
+        signals.semantic = located.semantic.messages;
+        signals.windows = located.semantic.windows;
         for (message, session) in located.session_of {
             signals.session_of.entry(message).or_insert(session);
         }
@@ -435,7 +444,9 @@ fn locate(store: &Store, signals: &mut Signals, query: &str) -> Result<()> {
 
 /// Orders messages by their own fused score plus what their session earns:
 /// its lexical score as a whole, its best messages' similarity, and its
-/// match with dates the query names.
+/// match with dates the query names. Similarities are discounted for many
+/// windows ([`semantic::discounted`]) everywhere but in the relevance floor,
+/// which reads them as they are.
 pub fn rank(s: &Signals, tuning: &Tuning) -> Vec<(i64, f64)> {
     let power = |v: f64| {
         if tuning.lexical_power == 1.0 {
@@ -445,14 +456,15 @@ pub fn rank(s: &Signals, tuning: &Tuning) -> Vec<(i64, f64)> {
         }
     };
     let lexical: Vec<(i64, f64)> = s.lexical.iter().map(|(id, v)| (*id, power(*v))).collect();
+    let semantic = semantic::discounted(&s.semantic, &s.windows, semantic::WINDOW_DISCOUNT);
     let mut ranked = match s.mode {
         Mode::Lexical => lexical,
-        Mode::Semantic => s.semantic.clone(),
-        Mode::Hybrid => fuse::fuse(&s.semantic, &lexical, tuning.fusion),
+        Mode::Semantic => semantic.clone(),
+        Mode::Hybrid => fuse::fuse(&semantic, &lexical, tuning.fusion),
     };
     let mut session_score: HashMap<i64, f64> = HashMap::new();
-    if tuning.session_semantic != 0.0 && s.mode != Mode::Lexical && !s.semantic.is_empty() {
-        for (session, v) in session::top_mean(&s.semantic, &s.session_of, tuning.session_top) {
+    if tuning.session_semantic != 0.0 && s.mode != Mode::Lexical && !semantic.is_empty() {
+        for (session, v) in session::top_mean(&semantic, &s.session_of, tuning.session_top) {
             *session_score.entry(session).or_default() += tuning.session_semantic * v;
         }
     }

@@ -3,6 +3,11 @@
 //! ones score the allowed units exactly when they are few, and use a filtered
 //! HNSW search otherwise. Units embedded after the index file was last saved
 //! are scored exactly too, so recall sees them while an index run writes.
+//!
+//! A message's similarity is its best window's, discounted for its number
+//! of windows: a long message (a pasted file, a log) has many, so many
+//! chances to come near any query by chance, and its best is lowered by how
+//! the expected best of that many draws of noise grows ([`discounted`]).
 
 use std::collections::HashMap;
 
@@ -26,15 +31,15 @@ pub struct Vectors<'a> {
 /// Units searched for each message wanted: a long message has several.
 const UNITS_PER_MESSAGE: usize = 4;
 
-/// The best `k` messages for `query` (an embedding) among `candidates`:
-/// (message id, cosine similarity of its best unit).
+/// The best `k` messages for `query` (an embedding) among `candidates`
+/// ([`best_messages`]).
 pub fn search(
     store: &Store,
     vectors: &Vectors<'_>,
     query: &[f32],
     candidates: &Candidates,
     k: usize,
-) -> Result<Vec<(i64, f64)>> {
+) -> Result<Best> {
     let scored = if candidates.is_unrestricted() {
         nearest_units(vectors, query, k)?
     } else {
@@ -99,13 +104,26 @@ fn nearest_allowed(
     Ok(scored)
 }
 
-/// The best `k` messages of the `scored` units: (message id, similarity of
-/// its best unit), best first.
-pub fn best_messages(
-    store: &Store,
-    mut scored: Vec<(u64, f32)>,
-    k: usize,
-) -> Result<Vec<(i64, f64)>> {
+/// How much a message's best similarity is lowered per step of √(2 ln n)
+/// of its n windows ([`discounted`]). Chosen on the tuning half of the
+/// real-transcript set, where 0.02 to 0.03 rank alike and 0.04 loses a vague
+/// query (BENCHMARKS.md, "Many windows, many chances"); a message of one
+/// window, every LoCoMo turn among them, keeps its similarity.
+pub const WINDOW_DISCOUNT: f64 = 0.025;
+
+/// The best messages of a semantic search.
+#[derive(Debug, Clone, Default)]
+pub struct Best {
+    /// (message id, cosine similarity of its best unit), in the order of the
+    /// similarities [`discounted`] for the messages' windows, best first.
+    pub messages: Vec<(i64, f64)>,
+    /// Message → how many windows it has in the store.
+    pub windows: HashMap<i64, usize>,
+}
+
+/// The best `k` messages of the `scored` units, by their best unit's
+/// similarity discounted for their windows.
+pub fn best_messages(store: &Store, mut scored: Vec<(u64, f32)>, k: usize) -> Result<Best> {
     scored.sort_by(|a, b| b.1.total_cmp(&a.1));
     scored.truncate(k * UNITS_PER_MESSAGE);
     let messages = store.messages_of_units(&scored.iter().map(|s| s.0).collect::<Vec<_>>())?;
@@ -118,8 +136,58 @@ pub fn best_messages(
             *e = e.max(f64::from(score));
         }
     }
-    let mut out: Vec<(i64, f64)> = best.into_iter().collect();
+    let ids: Vec<i64> = best.keys().copied().collect();
+    let mut windows = store.window_counts(&ids)?;
+    let list: Vec<(i64, f64)> = best.iter().map(|(id, sim)| (*id, *sim)).collect();
+    let mut order = discounted(&list, &windows, WINDOW_DISCOUNT);
+    order.truncate(k);
+    windows.retain(|id, _| order.iter().any(|x| x.0 == *id));
+    Ok(Best {
+        messages: order.into_iter().map(|(id, _)| (id, best[&id])).collect(),
+        windows,
+    })
+}
+
+/// `list` (message, similarity of its best window) with each similarity less
+/// `discount` × √(2 ln n) for a message of n windows (`windows`; one when
+/// unknown), best first (ties to the lower id). √(2 ln n) is how the expected maximum of n
+/// independent standard normal draws grows, so `discount` plays the part of
+/// the spread of a window's similarity to a query it does not answer; a
+/// message of one window keeps its similarity.
+pub fn discounted(
+    list: &[(i64, f64)],
+    windows: &HashMap<i64, usize>,
+    discount: f64,
+) -> Vec<(i64, f64)> {
+    if discount == 0.0 {
+        return list.to_vec();
+    }
+    let mut out: Vec<(i64, f64)> = list
+        .iter()
+        .map(|(id, sim)| {
+            let n = windows.get(id).copied().unwrap_or(1).max(1) as f64;
+            (*id, sim - discount * (2.0 * n.ln()).sqrt())
+        })
+        .collect();
     out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    out.truncate(k);
-    Ok(out)
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn many_windows_are_discounted_by_the_expected_best_of_as_many_draws() {
+        let list = [(1, 0.60), (2, 0.58), (3, 0.40)];
+        let windows: HashMap<i64, usize> = [(1, 100), (2, 1)].into();
+        let out = discounted(&list, &windows, 0.025);
+        // 100 windows: 0.60 - 0.025 * sqrt(2 ln 100) = 0.60 - 0.0759.
+        assert_eq!(out.iter().map(|x| x.0).collect::<Vec<_>>(), [2, 1, 3]);
+        assert!((out[0].1 - 0.58).abs() < 1e-12, "{out:?}");
+        assert!((out[1].1 - (0.60 - 0.025 * (2.0 * 100f64.ln()).sqrt())).abs() < 1e-12);
+        // A message of unknown windows counts as one: no discount.
+        assert!((out[2].1 - 0.40).abs() < 1e-12);
+        assert_eq!(discounted(&list, &windows, 0.0), list.to_vec());
+    }
 }

@@ -398,6 +398,17 @@ impl Store {
         Ok(rows.into_iter().collect())
     }
 
+    /// How many embedding units (windows) each of `messages` has in the
+    /// store; a message with none is absent.
+    pub fn window_counts(&self, messages: &[i64]) -> Result<HashMap<i64, usize>> {
+        let rows = self.rows_in(
+            "SELECT message, count(*) FROM chunks WHERE message IN ({in}) GROUP BY message",
+            messages,
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)? as usize)),
+        )?;
+        Ok(rows.into_iter().collect())
+    }
+
     /// For `messages`: message → session row, and session row → start (ms).
     pub fn sessions_of_messages(
         &self,

@@ -756,9 +756,14 @@ fn a_message_embedded_in_part_waits_for_the_rest_until_it_is_complete_or_changes
         .iter()
         .map(|u| (u.text_hash.as_str(), &v[..]))
         .collect();
+    let windows = store.window_counts(&[long_a, short, long_b]).unwrap();
+    assert_eq!(windows, [(long_a, 2), (short, 1), (long_b, 2)].into());
     store.add_units("m", &vectors, &more).unwrap();
     let (rest, _) = store.pending_newest(Due::Rest, None, 10).unwrap();
     assert_eq!(rest.iter().map(|m| m.id).collect::<Vec<_>>(), [long_b]);
+    // Recall counts the windows a message has in the store.
+    let windows = store.window_counts(&[long_a, long_b, 999_999]).unwrap();
+    assert_eq!(windows, [(long_a, 4), (long_b, 2)].into());
 
     // A changed message loses its units and its place in the second pass:
     // it is embedded anew from its first.

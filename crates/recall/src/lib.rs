@@ -653,6 +653,32 @@ mod tests {
     }
 
     #[test]
+    fn a_long_message_is_discounted_for_its_windows_but_the_floor_reads_its_similarity() {
+        let mut s = signals(Mode::Semantic, &[(1, 10), (2, 20), (3, 30)]);
+        // 1 is a paste of 200 windows whose best is a little nearer the
+        // query than 2's single window; 3 has 50 windows and a similarity
+        // just over the floor, which its discount would take it under.
+        s.semantic = vec![(1, 0.62), (2, 0.60), (3, 0.26)];
+        s.windows = [(1, 200), (2, 1), (3, 50)].into();
+        let tuning = Tuning {
+            session_semantic: 0.0,
+            ..Tuning::default()
+        };
+        for mode in [Mode::Semantic, Mode::Hybrid] {
+            s.mode = mode;
+            let ranked = rank(&s, &tuning);
+            // 3 is kept: its discounted score is under the floor, its
+            // similarity is not.
+            assert_eq!(ids(&ranked), [2, 1, 3], "{mode:?}");
+        }
+        s.mode = Mode::Semantic;
+        assert!(score(&rank(&s, &tuning), 3) < MIN_SIMILARITY);
+        // Without window counts nothing is discounted.
+        s.windows.clear();
+        assert_eq!(ids(&rank(&s, &tuning)), [1, 2, 3]);
+    }
+
+    #[test]
     fn no_evidence_ranks_nothing() {
         for mode in [Mode::Lexical, Mode::Semantic, Mode::Hybrid] {
             assert!(rank(&Signals::empty(mode), &Tuning::default()).is_empty());

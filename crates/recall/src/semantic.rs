@@ -148,20 +148,17 @@ pub fn best_messages(store: &Store, mut scored: Vec<(u64, f32)>, k: usize) -> Re
     })
 }
 
-/// `list` (message, similarity of its best window) with each similarity less
-/// `discount` × √(2 ln n) for a message of n windows (`windows`; one when
-/// unknown), best first (ties to the lower id). √(2 ln n) is how the expected maximum of n
-/// independent standard normal draws grows, so `discount` plays the part of
-/// the spread of a window's similarity to a query it does not answer; a
-/// message of one window keeps its similarity.
+/// `list` (message, similarity of its best window) with each similarity
+/// less `discount` × √(2 ln n) for a message of n windows (`windows`; one
+/// when unknown), best first, ties to the lower id. √(2 ln n) is how the
+/// expected maximum of n independent standard normal draws grows, so
+/// `discount` plays the part of the spread of a window's similarity to a
+/// query it does not answer; a message of one window keeps its similarity.
 pub fn discounted(
     list: &[(i64, f64)],
     windows: &HashMap<i64, usize>,
     discount: f64,
 ) -> Vec<(i64, f64)> {
-    if discount == 0.0 {
-        return list.to_vec();
-    }
     let mut out: Vec<(i64, f64)> = list
         .iter()
         .map(|(id, sim)| {

@@ -127,17 +127,17 @@ pub fn best_messages(store: &Store, mut scored: Vec<(u64, f32)>, k: usize) -> Re
     scored.sort_by(|a, b| b.1.total_cmp(&a.1));
     scored.truncate(k * UNITS_PER_MESSAGE);
     let messages = store.messages_of_units(&scored.iter().map(|s| s.0).collect::<Vec<_>>())?;
-    // Best unit per message.
+    // Best unit per message, and each message's windows.
     let mut best: HashMap<i64, f64> = HashMap::new();
+    let mut windows: HashMap<i64, usize> = HashMap::new();
     for (key, score) in scored {
         // Keys no chunk row names are stale leftovers of deleted units.
-        if let Some(message) = messages.get(&key) {
+        if let Some((message, count)) = messages.get(&key) {
             let e = best.entry(*message).or_insert(f64::MIN);
             *e = e.max(f64::from(score));
+            windows.insert(*message, *count);
         }
     }
-    let ids: Vec<i64> = best.keys().copied().collect();
-    let mut windows = store.window_counts(&ids)?;
     let list: Vec<(i64, f64)> = best.iter().map(|(id, sim)| (*id, *sim)).collect();
     let mut order = discounted(&list, &windows, WINDOW_DISCOUNT);
     order.truncate(k);

@@ -387,24 +387,20 @@ impl Store {
         Ok(out)
     }
 
-    /// The message of each embedding unit in `keys` that still exists.
-    pub fn messages_of_units(&self, keys: &[u64]) -> Result<HashMap<u64, i64>> {
+    /// The message of each embedding unit in `keys` that still exists, with
+    /// how many units (windows) that message has in the store.
+    pub fn messages_of_units(&self, keys: &[u64]) -> Result<HashMap<u64, (i64, usize)>> {
         let ids: Vec<i64> = keys.iter().map(|k| *k as i64).collect();
         let rows = self.rows_in(
-            "SELECT id, message FROM chunks WHERE id IN ({in})",
+            "SELECT c.id, c.message, (SELECT count(*) FROM chunks w WHERE w.message = c.message)
+             FROM chunks c WHERE c.id IN ({in})",
             &ids,
-            |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)?)),
-        )?;
-        Ok(rows.into_iter().collect())
-    }
-
-    /// How many embedding units (windows) each of `messages` has in the
-    /// store; a message with none is absent.
-    pub fn window_counts(&self, messages: &[i64]) -> Result<HashMap<i64, usize>> {
-        let rows = self.rows_in(
-            "SELECT message, count(*) FROM chunks WHERE message IN ({in}) GROUP BY message",
-            messages,
-            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)? as usize)),
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)? as u64,
+                    (r.get::<_, i64>(1)?, r.get::<_, i64>(2)? as usize),
+                ))
+            },
         )?;
         Ok(rows.into_iter().collect())
     }

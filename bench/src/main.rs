@@ -16,6 +16,7 @@ mod real;
 mod refresh;
 mod report;
 mod scale;
+mod signals;
 mod sweep;
 mod team;
 mod throughput;
@@ -251,6 +252,17 @@ enum Cmd {
         /// The relevance floor (default: `recall.min_similarity`'s default; 0: none).
         #[arg(long)]
         min_similarity: Option<f64>,
+    },
+    /// Writes every query's ranking evidence (query vector, both message
+    /// lists, session evidence, the answers) as JSON lines on stdout, for
+    /// studying ranking offline.
+    Signals {
+        /// Which set: `locomo` or `real`.
+        #[arg(long, default_value = "locomo")]
+        set: String,
+        /// The kept, indexed benchmark (LoCoMo) or shared corpus (real set).
+        #[arg(long)]
+        home: Option<PathBuf>,
     },
 }
 
@@ -544,6 +556,23 @@ fn main() -> Result<()> {
                     }
                 }
             }
+        }
+        Cmd::Signals { set, home } => {
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            match set.as_str() {
+                "locomo" => {
+                    let locomo = quality::prepare(&deja, &shared, "", home.as_deref(), None)?;
+                    signals::locomo(&locomo, &mut out)?;
+                }
+                "real" => {
+                    let items = real::load(&real::default_set())?;
+                    let corpus = real::prepare(&deja, &shared, home.as_deref(), None)?;
+                    signals::real(&corpus, &items, &mut out)?;
+                }
+                other => anyhow::bail!("unknown set `{other}`: use locomo or real"),
+            }
+            std::io::Write::flush(&mut out)?;
         }
     }
     Ok(())

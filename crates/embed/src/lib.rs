@@ -7,9 +7,9 @@
 //! - this module: [`Settings`] (where things are), [`Embedder`] (indexing).
 //! - [`query`]: the query-time encoder, loaded as fast as possible.
 //! - [`window`]: token windows and neighbour context.
-//! - [`prefix`]: what a model expects before queries and passages.
+//! - [`card`]: what a model folder says of its model (prefixes, pooling).
 
-pub mod prefix;
+pub mod card;
 pub mod query;
 pub mod window;
 
@@ -207,15 +207,16 @@ impl Settings {
             "{name}@{}:{}{}",
             hash.get(..12).unwrap_or(&hash),
             self.windowing(),
-            self.prefix_tag()
+            self.card_tag()
         )
     }
 
-    /// The prefixes' part of the id and fingerprint (empty without any; an
-    /// unreadable `deja-model.json` is reported when the model loads).
-    fn prefix_tag(&self) -> String {
-        prefix::Prefixes::of(&self.model_dir)
-            .map(|p| p.tag())
+    /// The model card's part of the id and fingerprint (empty for the
+    /// defaults; an unreadable `deja-model.json` is reported when the model
+    /// loads).
+    fn card_tag(&self) -> String {
+        card::ModelCard::of(&self.model_dir)
+            .map(|c| c.tag())
             .unwrap_or_else(|_| "/p?".into())
     }
 
@@ -249,7 +250,7 @@ impl Settings {
             path.display(),
             meta.len(),
             self.windowing(),
-            self.prefix_tag()
+            self.card_tag()
         ))
     }
 }
@@ -283,7 +284,7 @@ pub struct Embedder {
     batch_size: usize,
     batch_tokens: usize,
     one_per_call: bool,
-    prefixes: prefix::Prefixes,
+    card: card::ModelCard,
 }
 
 /// Whether the ONNX graph in `onnx_bytes` quantises its activations with one
@@ -314,7 +315,7 @@ impl Embedder {
         let [onnx, tokenizer, config, special, tokenizer_config] = &files;
         let onnx_bytes = read(onnx)?;
         let one_per_call = scales_per_batch(&onnx_bytes);
-        let prefixes = prefix::Prefixes::of(&settings.model_dir)?;
+        let card = card::ModelCard::of(&settings.model_dir)?;
         let computed_id = match known {
             Some(_) => String::new(),
             None => settings.model_id(&onnx_bytes),
@@ -328,7 +329,10 @@ impl Embedder {
                 tokenizer_config_file: read(tokenizer_config)?,
             },
         )
-        .with_pooling(Pooling::Mean);
+        .with_pooling(match card.pooling {
+            card::Pooling::Mean => Pooling::Mean,
+            card::Pooling::Cls => Pooling::Cls,
+        });
         let mut options = InitOptionsUserDefined::default()
             .with_environment(env)
             .with_max_length(settings.max_tokens);
@@ -376,7 +380,7 @@ impl Embedder {
             batch_size: settings.batch_size,
             batch_tokens: settings.batch_tokens,
             one_per_call,
-            prefixes,
+            card,
         })
     }
 
@@ -452,7 +456,7 @@ impl Embedder {
         texts: &[String],
         done: &mut dyn FnMut(usize),
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let prefix = self.prefixes.passage.clone();
+        let prefix = self.card.passage_prefix.clone();
         self.run_model(texts, &prefix, done)
     }
 
@@ -525,7 +529,7 @@ impl Embedder {
 
     /// Embeds one query (after the model's query prefix).
     pub fn embed_query(&mut self, query: &str) -> Result<Vec<f32>, EmbedError> {
-        let prefix = self.prefixes.query.clone();
+        let prefix = self.card.query_prefix.clone();
         let mut v = self.run_model(&[query.to_string()], &prefix, &mut |_| {})?;
         Ok(v.pop().unwrap_or_default())
     }
@@ -783,7 +787,7 @@ mod tests {
             std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
         }
         std::fs::write(
-            dir.path().join(prefix::FILE),
+            dir.path().join(card::FILE),
             r#"{"query_prefix": "query: ", "passage_prefix": "passage: "}"#,
         )
         .unwrap();
@@ -804,7 +808,7 @@ mod tests {
         let mut encoder = query::QueryEncoder::load(&prefixed_settings).unwrap();
         assert!(same(&encoder.encode(&text).unwrap(), &query));
         // Prefixes are part of the id and the fingerprint.
-        let tag = prefix::Prefixes::of(dir.path()).unwrap().tag();
+        let tag = card::ModelCard::of(dir.path()).unwrap().tag();
         let id = |s: &Settings| s.model_id(b"same bytes");
         assert_ne!(id(&plain_settings), id(&prefixed_settings));
         assert!(
@@ -814,6 +818,45 @@ mod tests {
         );
         assert!(prefixed_settings.fingerprint().unwrap().ends_with(&tag));
         assert!(plain_settings.fingerprint().unwrap().ends_with("|256/32/0"));
+    }
+
+    #[test]
+    fn a_model_folder_that_pools_the_first_token_embeds_and_encodes_queries_alike() {
+        let mean_settings = settings(256, 32, 0);
+        let dir = tempfile::tempdir().unwrap();
+        for f in mean_settings.model_files().unwrap() {
+            std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
+        }
+        std::fs::write(dir.path().join(card::FILE), r#"{"pooling": "cls"}"#).unwrap();
+        let mut cls_settings = mean_settings.clone();
+        cls_settings.model_dir = dir.path().to_path_buf();
+        let mut mean = Embedder::load(&mean_settings, None).unwrap();
+        let mut cls = Embedder::load(&cls_settings, None).unwrap();
+        let texts = strings(&[
+            "the tenant predicate is missing",
+            "cargo test fails with a linker error on macOS",
+        ]);
+        let by_mean = mean.embed(&texts).unwrap();
+        let by_cls = cls.embed(&texts).unwrap();
+        for (m, c) in by_mean.iter().zip(&by_cls) {
+            // Another pooling gives another vector of the same size, unit length.
+            assert_eq!(c.len(), m.len());
+            assert!((dot(c, c) - 1.0).abs() < 1e-4);
+            assert!(dot(m, c) < 0.99, "cos {}", dot(m, c));
+        }
+        // The query encoder pools as indexing does, so a query matches the
+        // stored vector of the same text.
+        let mut encoder = query::QueryEncoder::load(&cls_settings).unwrap();
+        for (text, stored) in texts.iter().zip(&by_cls) {
+            let q = encoder.encode(text).unwrap();
+            assert!(dot(&q, stored) > 0.9999, "cos {}", dot(&q, stored));
+        }
+        // The pooling is part of the id and the fingerprint: vectors of the
+        // two never mix.
+        let id = |s: &Settings| s.model_id(b"same bytes");
+        assert!(id(&cls_settings).ends_with("/cls"), "{}", id(&cls_settings));
+        assert!(!id(&mean_settings).contains("/cls"));
+        assert!(cls_settings.fingerprint().unwrap().ends_with("/cls"));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The query encoder used by `deja recall`: the same model, tokenizer and
-//! mean pooling as indexing, through ONNX Runtime directly with graph
+//! pooling as indexing, through ONNX Runtime directly with graph
 //! optimizations off.
 //!
 //! A cold `deja recall` is dominated by the model. With fastembed, which
@@ -22,6 +22,7 @@ use ort::session::Session;
 use ort::value::Tensor;
 use tokenizers::{Tokenizer, TruncationParams};
 
+use super::card::{ModelCard, Pooling};
 use super::{environment, normalize, EmbedError, Settings};
 
 /// Encodes queries, one at a time.
@@ -31,13 +32,14 @@ pub struct QueryEncoder {
     token_types: bool,
     model_dir: PathBuf,
     prefix: String,
+    pooling: Pooling,
 }
 
 impl QueryEncoder {
     /// Loads the runtime, model and tokenizer named by `settings`.
     pub fn load(settings: &Settings) -> Result<QueryEncoder, EmbedError> {
         let [onnx, tokenizer_file, ..] = settings.model_files()?;
-        let prefix = super::prefix::Prefixes::of(&settings.model_dir)?.query;
+        let card = ModelCard::of(&settings.model_dir)?;
         // The tokenizer loads on its own thread while ONNX Runtime starts.
         let max_tokens = settings.max_tokens;
         let tokenizer_thread =
@@ -77,7 +79,8 @@ impl QueryEncoder {
             tokenizer,
             token_types,
             model_dir: settings.model_dir.clone(),
-            prefix,
+            prefix: card.query_prefix,
+            pooling: card.pooling,
         })
     }
 
@@ -124,7 +127,7 @@ impl QueryEncoder {
         let (shape, data) = outputs[0]
             .try_extract_tensor::<f32>()
             .map_err(|e| err(e.to_string()))?;
-        let mut v = mean_pool(shape, data, &mask)
+        let mut v = pool(shape, data, &mask, self.pooling)
             .ok_or_else(|| err(format!("unexpected output shape {shape:?}")))?;
         normalize(&mut v);
         Ok(v)
@@ -261,11 +264,13 @@ pub fn remove_stale_temporaries(settings: &Settings, is_running: &dyn Fn(u32) ->
     removed
 }
 
-/// Mean of the token embeddings (`[1, n, d]`) where the mask is 1; a `[1, d]`
-/// output is taken as already pooled.
-fn mean_pool(shape: &[i64], data: &[f32], mask: &[i64]) -> Option<Vec<f32>> {
+/// One vector from the token embeddings (`[1, n, d]`): their mean where
+/// the mask is 1, or the first token's; a `[1, d]` output is taken as
+/// already pooled.
+fn pool(shape: &[i64], data: &[f32], mask: &[i64], pooling: Pooling) -> Option<Vec<f32>> {
     match shape {
         [1, d] => Some(data.get(..*d as usize)?.to_vec()),
+        [1, _, d] if pooling == Pooling::Cls => Some(data.get(..*d as usize)?.to_vec()),
         [1, n, d] => {
             let (n, d) = (*n as usize, *d as usize);
             let mut sum = vec![0f32; d];

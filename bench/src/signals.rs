@@ -27,7 +27,7 @@ fn evidence(s: &Signals) -> Value {
     json!({
         "lexical": pairs(&s.lexical),
         "semantic": pairs(&s.semantic),
-        "windows": map(&s.windows.iter().map(|(k, v)| (*k, *v as u64)).collect()),
+        "windows": map(&s.windows),
         "session_lexical": map(&s.session_lexical),
         "session_of": map(&s.session_of),
         "date_affinity": map(&s.date_affinity),

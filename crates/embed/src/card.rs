@@ -100,6 +100,14 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
+    fn card(query_prefix: &str, passage_prefix: &str, pooling: Pooling) -> ModelCard {
+        ModelCard {
+            query_prefix: query_prefix.into(),
+            passage_prefix: passage_prefix.into(),
+            pooling,
+        }
+    }
+
     #[test]
     fn the_card_comes_from_the_model_folder_and_changes_the_tag() {
         let dir = tempfile::tempdir().unwrap();
@@ -111,14 +119,7 @@ mod tests {
         )
         .unwrap();
         let p = ModelCard::of(dir.path()).unwrap();
-        assert_eq!(
-            (
-                p.query_prefix.as_str(),
-                p.passage_prefix.as_str(),
-                p.pooling
-            ),
-            ("query: ", "passage: ", Pooling::Mean)
-        );
+        assert_eq!(p, card("query: ", "passage: ", Pooling::Mean));
         assert!(
             p.tag().starts_with("/p") && p.tag().len() == 10,
             "{}",
@@ -141,14 +142,7 @@ mod tests {
         )
         .unwrap();
         let c = ModelCard::of(dir.path()).unwrap();
-        assert_eq!(
-            (
-                c.query_prefix.as_str(),
-                c.passage_prefix.as_str(),
-                c.pooling
-            ),
-            ("Represent this: ", "", Pooling::Cls)
-        );
+        assert_eq!(c, card("Represent this: ", "", Pooling::Cls));
 
         std::fs::write(dir.path().join(FILE), r#"{"query_prefix": 3}"#).unwrap();
         let e = ModelCard::of(dir.path()).unwrap_err().to_string();

@@ -779,20 +779,26 @@ mod tests {
         }
     }
 
+    /// A copy of the model folder of `base` with `json` as its
+    /// `deja-model.json`, and settings naming it.
+    fn with_card(base: &Settings, json: &str) -> (tempfile::TempDir, Settings) {
+        let dir = tempfile::tempdir().unwrap();
+        for f in base.model_files().unwrap() {
+            std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
+        }
+        std::fs::write(dir.path().join(card::FILE), json).unwrap();
+        let mut settings = base.clone();
+        settings.model_dir = dir.path().to_path_buf();
+        (dir, settings)
+    }
+
     #[test]
     fn a_model_folder_with_prefixes_embeds_queries_and_passages_after_them() {
         let plain_settings = settings(256, 32, 0);
-        let dir = tempfile::tempdir().unwrap();
-        for f in plain_settings.model_files().unwrap() {
-            std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
-        }
-        std::fs::write(
-            dir.path().join(card::FILE),
+        let (dir, prefixed_settings) = with_card(
+            &plain_settings,
             r#"{"query_prefix": "query: ", "passage_prefix": "passage: "}"#,
-        )
-        .unwrap();
-        let mut prefixed_settings = plain_settings.clone();
-        prefixed_settings.model_dir = dir.path().to_path_buf();
+        );
         let mut plain = Embedder::load(&plain_settings, None).unwrap();
         let mut prefixed = Embedder::load(&prefixed_settings, None).unwrap();
         let text = "the tenant predicate is missing".to_string();
@@ -823,13 +829,7 @@ mod tests {
     #[test]
     fn a_model_folder_that_pools_the_first_token_embeds_and_encodes_queries_alike() {
         let mean_settings = settings(256, 32, 0);
-        let dir = tempfile::tempdir().unwrap();
-        for f in mean_settings.model_files().unwrap() {
-            std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
-        }
-        std::fs::write(dir.path().join(card::FILE), r#"{"pooling": "cls"}"#).unwrap();
-        let mut cls_settings = mean_settings.clone();
-        cls_settings.model_dir = dir.path().to_path_buf();
+        let (_dir, cls_settings) = with_card(&mean_settings, r#"{"pooling": "cls"}"#);
         let mut mean = Embedder::load(&mean_settings, None).unwrap();
         let mut cls = Embedder::load(&cls_settings, None).unwrap();
         let texts = strings(&[

@@ -7,6 +7,8 @@
 //!   sources and lines.
 //! - [`validate`]: the file's shape against the defaults, bounds and choices.
 //! - [`render`]: the effective configuration with its sources, passwords masked.
+//! - [`reference`]: every key described, and the reference page generated
+//!   from the descriptions, the defaults and the bounds.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -74,6 +76,7 @@ impl fmt::Display for Source {
 }
 
 pub mod load;
+pub mod reference;
 pub mod render;
 pub mod schema;
 pub mod validate;
@@ -396,18 +399,6 @@ mod tests {
             "{e}"
         );
         assert_eq!(line_of(&e), Some(3));
-    }
-
-    #[test]
-    fn the_readme_states_every_bound() {
-        let readme = include_str!("../../README.md").replace('\n', " ");
-        for (key, least, most) in BOUNDS {
-            assert!(readme.contains(&format!("`{key}`")), "README lacks `{key}`");
-            assert!(
-                readme.contains(&format!("{least} to {most}")),
-                "README lacks the bounds of `{key}`: {least} to {most}"
-            );
-        }
     }
 
     /// The comment lines right above `key` in `[section]` of the default file.

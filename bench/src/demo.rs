@@ -10,8 +10,8 @@ use deja_config::Mode;
 use deja_recall::{Candidates, Signals, Tuning};
 use deja_store::SessionFilter;
 
+use crate::engine::engine;
 use crate::env::BenchEnv;
-use crate::quality::engine;
 
 /// One query row for one mode.
 pub struct Row {

@@ -14,8 +14,6 @@ use anyhow::{Context, Result};
 use deja_config::Mode;
 use deja_recall::{floor, Candidates, Hit};
 
-use crate::quality;
-
 /// Whether floor reports are asked for.
 pub fn wanted() -> bool {
     std::env::var_os("DEJA_BENCH_FLOOR").is_some()
@@ -59,14 +57,14 @@ impl std::fmt::Display for Rescue {
 /// The store, its vectors and the model, for gathering the evidence the
 /// floor sees.
 pub struct Probe {
-    engine: quality::Engine,
+    engine: crate::engine::Engine,
 }
 
 impl Probe {
     /// Opens the store at `database` with its vectors.
     pub fn open(database: &Path, vectors: &Path) -> Result<Probe> {
         Ok(Probe {
-            engine: quality::engine(database, vectors)?,
+            engine: crate::engine::engine(database, vectors)?,
         })
     }
 

@@ -12,6 +12,10 @@ use std::path::Path;
 use anyhow::Result;
 use serde_json::json;
 
+/// An error line the generated corpus holds (its Go snippets).
+pub const CORPUS_ERROR: &str =
+    "exit status 1\nerror: if err != nil { return fmt.Errorf(\"load config: %w\", err) }";
+
 /// A small deterministic PRNG (xorshift64*).
 pub struct Rng(u64);
 

@@ -4,6 +4,7 @@
 //! `--smoke` runs tiny sizes so CI keeps it compiling and working.
 
 mod demo;
+mod engine;
 mod env;
 mod floor;
 mod generate;
@@ -12,6 +13,7 @@ mod newest;
 mod profile;
 mod quality;
 mod quant;
+mod queries;
 mod real;
 mod refresh;
 mod report;

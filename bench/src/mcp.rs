@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
 use crate::env::{percentiles, BenchEnv};
-use crate::throughput::QUERIES;
+use crate::queries::QUERIES;
 
 /// A running `deja mcp` and its stdout.
 struct Server {
@@ -225,7 +225,7 @@ pub fn hooks(deja: &std::path::Path, messages: usize, runs: usize) -> Result<Str
     let project = project_dir(&store)?;
     drop(store);
     let start = hook_latency(&env, &project, runs)?;
-    let matched = failure_hook_latency(&env, crate::scale::CORPUS_ERROR, runs)?;
+    let matched = failure_hook_latency(&env, crate::generate::CORPUS_ERROR, runs)?;
     let unmatched = failure_hook_latency(
         &env,
         "error: cannot open shared object file libfrobnicate.so.7: No such file or directory",

@@ -1,5 +1,5 @@
 //! Where one in-process recall spends its time: each stage of a hybrid search
-//! timed on its own over [`QUERIES`](crate::throughput::QUERIES), on a store
+//! timed on its own over [`QUERIES`](crate::queries::QUERIES), on a store
 //! that already exists (a HOME that `deja index` filled).
 
 use std::fmt::Write as _;
@@ -10,9 +10,9 @@ use anyhow::Result;
 use deja_config::Mode;
 use deja_recall::{lexical, Candidates, Tuning};
 
+use crate::engine::{engine, Engine};
 use crate::env::percentiles;
-use crate::quality::{engine, Engine};
-use crate::throughput::QUERIES;
+use crate::queries::QUERIES;
 
 /// Stage names, in the order a search runs them.
 const STAGES: &[&str] = &[

@@ -18,7 +18,7 @@ use serde::Deserialize;
 
 use crate::env::{BenchEnv, Cost};
 use crate::floor;
-use crate::quality::{self, Listed, Metrics};
+use crate::quality::{Listed, Metrics};
 
 /// One query of the set.
 #[derive(Debug, Clone, Deserialize)]
@@ -103,7 +103,7 @@ pub fn prepare(
     };
     let mut extra = format!(
         "{}[harness.aider]\nroots = {:?}\ntimezone = \"UTC\"\n[harness.gemini]\nroots = {:?}\n",
-        crate::quality::embed_overrides(),
+        crate::engine::embed_overrides(),
         roots("aider", true)?,
         roots("gemini", false)?
     );
@@ -155,7 +155,11 @@ pub fn evaluate(
 ) -> Result<RealReport> {
     let store = Store::open_read(&corpus.env.database())?;
     let counts = store.counts()?;
-    let mut engine = Engine::open(store, &corpus.env.vectors(), Some(quality::settings()?));
+    let mut engine = Engine::open(
+        store,
+        &corpus.env.vectors(),
+        Some(crate::engine::settings()?),
+    );
     if let Some(why) = engine.semantic_unavailable() {
         anyhow::bail!("semantic ranking cannot run on the corpus store: {why}");
     }

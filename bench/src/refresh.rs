@@ -10,7 +10,7 @@ use anyhow::Result;
 
 use crate::env::{percentiles, BenchEnv};
 use crate::generate;
-use crate::throughput::QUERIES;
+use crate::queries::QUERIES;
 
 /// Cold latencies (p50, p95 ms) at one size.
 #[derive(Debug, Clone, Copy)]

@@ -19,9 +19,9 @@ use deja_store::embedding::Unit;
 use deja_store::vectors;
 use deja_store::{sha256_hex, Store};
 
+use crate::engine::{engine, settings};
 use crate::env::{BenchEnv, Cost};
 use crate::generate::{self, Rng};
-use crate::quality::{engine, settings};
 use crate::throughput::{cold_latency, warm_latency};
 
 /// Results at one size.
@@ -53,10 +53,6 @@ pub struct Scale {
     /// holds: (p50 ms, p95 ms, whether a note came back).
     pub failure_hook: (f64, f64, bool),
 }
-
-/// An error line the generated corpus holds (its Go snippets).
-pub const CORPUS_ERROR: &str =
-    "exit status 1\nerror: if err != nil { return fmt.Errorf(\"load config: %w\", err) }";
 
 /// Runs the measurements at `messages`.
 pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) -> Result<Scale> {
@@ -92,7 +88,7 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) 
     env.configure("[mcp]\nindex = false\n")?;
     let mcp = crate::mcp::server_latency(&env, 3)?;
     let hook = crate::mcp::hook_latency(&env, &project, cold_runs)?;
-    let failure_hook = crate::mcp::failure_hook_latency(&env, CORPUS_ERROR, cold_runs)?;
+    let failure_hook = crate::mcp::failure_hook_latency(&env, generate::CORPUS_ERROR, cold_runs)?;
     Ok(Scale {
         stored,
         units,

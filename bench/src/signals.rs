@@ -48,7 +48,7 @@ fn write_all(
     asks: Vec<Ask<'_>>,
     out: &mut impl Write,
 ) -> Result<()> {
-    let mut e = quality::engine(database, vectors)?;
+    let mut e = crate::engine::engine(database, vectors)?;
     for ask in asks {
         let qv = e.embedder.embed_query(ask.text)?;
         let s = deja_recall::gather(

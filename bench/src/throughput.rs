@@ -10,23 +10,10 @@ use anyhow::Result;
 use deja_config::Mode;
 use deja_recall::Candidates;
 
+use crate::engine::{engine, Engine};
 use crate::env::{percentiles, BenchEnv, Cost};
 use crate::generate;
-use crate::quality::{engine, Engine};
-
-/// Queries for latency runs.
-pub const QUERIES: &[&str] = &[
-    "the tenant predicate is missing from the invoice query",
-    "flaky test because of a timeout",
-    "docker image build stage",
-    "terraform state lock",
-    "dashboard chart renders too often",
-    "pagination cursor offset bug",
-    "auth token expires before retry",
-    "database migration adds a column",
-    "worker queue batch job schedule",
-    "config loads from environment and fails",
-];
+use crate::queries::QUERIES;
 
 /// Results at one corpus size.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use crate::env::{percentiles, BenchEnv};
-use crate::throughput::QUERIES;
+use crate::queries::QUERIES;
 
 /// A running `deja ui`.
 struct Ui {

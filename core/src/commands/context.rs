@@ -269,7 +269,8 @@ pub fn run(app: &App, args: &ContextArgs) -> Result<ExitStatus> {
 mod tests {
     use super::*;
     use deja_model::{Message, Project};
-    use deja_store::ingest::{FileState, Pulled as PulledSession};
+    use deja_store::ingest::FileState;
+    use deja_store::pulled::Pulled as PulledSession;
 
     fn session(id: &str, started: i64, text: &str) -> Session {
         Session {

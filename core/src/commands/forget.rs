@@ -14,7 +14,8 @@ use crate::cli::ForgetArgs;
 use crate::lock::{self, Wait};
 use crate::output::{self, local_short, Style};
 use crate::{json, ExitStatus};
-use deja_store::query::{SessionRow, Tombstone};
+use deja_store::forget::Tombstone;
+use deja_store::query::SessionRow;
 use deja_store::Store;
 
 /// Matches of an ambiguous id listed before saying how many more there are.

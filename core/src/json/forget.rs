@@ -5,7 +5,8 @@ use serde::Serialize;
 
 use super::Project;
 use crate::output::rfc3339;
-use deja_store::query::{SessionRow, Tombstone as Row};
+use deja_store::forget::Tombstone as Row;
+use deja_store::query::SessionRow;
 
 /// The sessions forgotten, or that a dry run would forget.
 #[derive(Debug, Clone, Serialize)]

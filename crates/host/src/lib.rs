@@ -12,6 +12,7 @@
 
 pub mod candidates;
 mod convert;
+mod error;
 pub mod loader;
 pub mod module;
 mod permissions;

@@ -9,21 +9,8 @@ use abi_stable::library::{lib_header_from_raw_library, LibraryError, RawLibrary}
 use deja_plugin_api::version::{AbiTag, AbiVersion, ABI_TAG_SYMBOL, CURRENT};
 use deja_plugin_api::{PluginModuleV1_0Ref, PluginModuleV1_1Ref};
 
+pub use crate::error::LoadError;
 use crate::module::Module;
-
-/// Why a plugin file was not loaded.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LoadError {
-    /// Unsafe permissions or another policy reason.
-    #[error("{0}")]
-    Refused(String),
-    /// Built for another ABI, or its layout does not match.
-    #[error("{0}")]
-    Incompatible(String),
-    /// Not a loadable library, or not a deja plugin.
-    #[error("{0}")]
-    Invalid(String),
-}
 
 /// A loaded root module and the ABI version it was built for.
 pub struct Loaded {

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::loader::LoadError;
+use crate::error::LoadError;
 
 /// What a place is to the plugin file being checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

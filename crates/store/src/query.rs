@@ -8,7 +8,6 @@ use rusqlite::{params_from_iter, OptionalExtension, Row};
 
 use super::{Result, Store};
 pub use crate::counts::{Counts, SourceRow};
-pub use crate::forget::{FoundTombstones, Tombstone, Unforgotten};
 use deja_model::{CommandRecord, FileRecord, Message, Project, Role, Session};
 
 /// A session row without its messages.

@@ -891,7 +891,7 @@ mod tests {
         let (_dir, mut store, path) = setup();
         let theirs = session("t", &["pulled one", "pulled two"]);
         store
-            .apply_pulled(&[crate::ingest::Pulled {
+            .apply_pulled(&[crate::pulled::Pulled {
                 origin: "ana@laptop",
                 hash: "h1",
                 session: &theirs,

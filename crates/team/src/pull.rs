@@ -17,7 +17,7 @@
 use std::collections::{HashMap, HashSet};
 
 use deja_model::Session;
-use deja_store::ingest::{PullOutcome, Pulled};
+use deja_store::pulled::{PullOutcome, Pulled};
 use deja_store::Store;
 
 use crate::{content, Key, Result, Team};

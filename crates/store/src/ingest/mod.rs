@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::{params, OptionalExtension, Transaction};
 
 use super::{sha256_hex, Result, Store};
-pub use crate::pulled::{PullOutcome, Pulled, PulledRow};
+use crate::pulled::Pulled;
 use deja_model::{CopyRank, Message, Session};
 
 /// What the store knows of a transcript file.

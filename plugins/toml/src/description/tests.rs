@@ -1,0 +1,77 @@
+//! Tests of reading descriptions: every check names the file, the line and
+//! the key.
+
+use super::*;
+
+const MINIMAL: &str = r#"
+[reader]
+harness = "tiny"
+
+[files]
+roots = ["~/.tiny"]
+glob = ["**/*.jsonl"]
+
+[source]
+kind = "jsonl"
+
+[message]
+role = "/role"
+text = "/text"
+"#;
+
+#[test]
+fn a_minimal_description_reads() {
+    let d = parse("tiny.toml", MINIMAL).unwrap();
+    assert_eq!(d.reader.harness.0, "tiny");
+    assert_eq!(d.source.kind, Kind::Jsonl);
+    assert_eq!(d.message[0].roles.user.0, vec!["user"]);
+}
+
+#[test]
+fn a_bad_pointer_names_the_file_line_and_key() {
+    let text = MINIMAL.replace("role = \"/role\"", "role = \"role\"");
+    let e = parse("tiny.toml", &text).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("message.role"), "{e}");
+    assert_eq!(e.line, Some(13), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("reader description `tiny.toml`, line 13, key `message.role`: "),
+        "{e}"
+    );
+    assert!(e.message.contains("starts with `/`"), "{e}");
+}
+
+#[test]
+fn an_unknown_key_is_named() {
+    let text = MINIMAL.replace("kind = \"jsonl\"", "kind = \"jsonl\"\nknd = 1");
+    let e = parse("tiny.toml", &text).unwrap_err();
+    assert!(e.message.contains("unknown field `knd`"), "{e}");
+    assert_eq!(e.line, Some(11), "{e}");
+}
+
+#[test]
+fn a_toml_syntax_error_has_its_line() {
+    let text = MINIMAL.replace("[source]", "[source");
+    let e = parse("tiny.toml", &text).unwrap_err();
+    assert_eq!(e.line, Some(9), "{e}");
+}
+
+#[test]
+fn keys_that_go_together_are_checked() {
+    let text = MINIMAL.replace("kind = \"jsonl\"", "kind = \"sqlite\"");
+    let e = parse("tiny.toml", &text).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("source.sessions"), "{e}");
+    assert_eq!(e.line, Some(9), "{e}");
+}
+
+#[test]
+fn a_bad_pattern_and_a_bad_harness_are_refused() {
+    let text = MINIMAL.replace("harness = \"tiny\"", "harness = \"ti ny\"");
+    assert!(parse("t", &text)
+        .unwrap_err()
+        .message
+        .contains("invalid harness name"));
+    let text = MINIMAL.replace("[source]", "[session]\ntitle_ignore = [\"(\"]\n\n[source]");
+    let e = parse("t", &text).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("session.title_ignore[0]"), "{e}");
+}

@@ -289,10 +289,11 @@ const HEADER: &str = "<!-- Generated from config/src/reference.rs, config/defaul
 
 deja reads its configuration from `$DEJA_CONFIG` (which must then exist),
 else from `~/.config/deja/config.toml` on Linux (`$XDG_CONFIG_HOME/deja`).
-Every key is optional. `config/default.toml` is the default configuration,
-embedded in the binary, with every key documented: `deja config --default`
-prints it, and `deja config` shows each effective value and where it came
-from (default, the file, or an environment variable).
+Every key is optional: a config file overrides any key of the default
+configuration, `config/default.toml`, which is embedded in the binary with
+every key documented (`deja config --default` prints it). `deja config`
+shows each effective value and where it came from (default, the file, or an
+environment variable).
 
 A mistake in the file is an error that names the file, the line and the full
 key (`recall.limit`, not `limit`): invalid TOML, an unknown section or key, a

@@ -374,7 +374,7 @@ fn signed_and_absurd_dates_are_errors() {
     );
 }
 
-/// A sandbox with the README's `hello` reader and `.hello` transcripts in
+/// A sandbox with the guide's `hello` reader and `.hello` transcripts in
 /// folders named `folders` (one session each, named after the folder, `a_b`
 /// → `hello-a_b`), and `many` sessions `s01`... in `notes/many`, indexed.
 fn hello(folders: &[&str], many: usize) -> Sandbox {

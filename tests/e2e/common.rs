@@ -57,7 +57,7 @@ pub fn deja_bin() -> PathBuf {
     bin
 }
 
-/// The folder holding the test plugins and the README's example plugin,
+/// The folder holding the test plugins and the guide's example plugin,
 /// built once per test run outside deja's workspace.
 pub fn test_plugins() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
@@ -76,9 +76,9 @@ fn build_test_plugins() -> PathBuf {
     )
     .unwrap();
 
-    // The README's example, exactly as documented, with the path to plugin-api filled in.
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let manifest = readme_block(&readme, "plugin-example:Cargo.toml").replace(
+    // The guide's example, exactly as documented, with the path to plugin-api filled in.
+    let guide = std::fs::read_to_string(root.join(WRITING_A_READER)).unwrap();
+    let manifest = guide_block(&guide, "plugin-example:Cargo.toml").replace(
         "/path/to/deja/plugin-api",
         &root.join("plugin-api").to_string_lossy(),
     );
@@ -92,7 +92,7 @@ fn build_test_plugins() -> PathBuf {
     std::fs::copy(root.join("Cargo.lock"), hello.join("Cargo.lock")).unwrap();
     std::fs::write(
         hello.join("src/lib.rs"),
-        readme_block(&readme, "plugin-example:lib.rs"),
+        guide_block(&guide, "plugin-example:lib.rs"),
     )
     .unwrap();
 
@@ -122,12 +122,15 @@ fn build_test_plugins() -> PathBuf {
     target.join("debug")
 }
 
-/// The code block that follows `<!-- marker -->` in the README.
-fn readme_block(readme: &str, marker: &str) -> String {
-    let start = readme
+/// The guide's page on writing readers, whose examples the tests build and run.
+pub const WRITING_A_READER: &str = "docs/writing-a-reader.md";
+
+/// The code block that follows `<!-- marker -->` in a page of the guide.
+fn guide_block(page: &str, marker: &str) -> String {
+    let start = page
         .find(&format!("<!-- {marker} -->"))
-        .unwrap_or_else(|| panic!("README has no `{marker}` block"));
-    let rest = &readme[start..];
+        .unwrap_or_else(|| panic!("{WRITING_A_READER} has no `{marker}` block"));
+    let rest = &page[start..];
     let open = rest.find("```").unwrap();
     let body = &rest[open..];
     let body = &body[body.find('\n').unwrap() + 1..];

@@ -97,13 +97,14 @@ fn the_opencode_reader_is_built_in_and_written_only_in_toml() {
         engine["note"].as_str().unwrap().contains("13 built in"),
         "{engine:#}"
     );
-    // The README's example is the built-in reader, word for word.
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    // The guide's example is the built-in reader, word for word.
+    let guide = std::fs::read_to_string(repo().join(crate::common::WRITING_A_READER)).unwrap();
     let builtin =
         std::fs::read_to_string(repo().join("plugins/toml/readers/opencode.toml")).unwrap();
     assert!(
-        readme.contains(&format!("```toml\n{builtin}```")),
-        "README's \"Write a reader in TOML\" example differs from plugins/toml/readers/opencode.toml"
+        guide.contains(&format!("```toml\n{builtin}```")),
+        "the \"Write a reader in TOML\" example of {} differs from plugins/toml/readers/opencode.toml",
+        crate::common::WRITING_A_READER
     );
 }
 

@@ -1,5 +1,5 @@
 //! The plugin host: bundled readers, a third-party reader built from the
-//! README, and bad plugins that must be reported without stopping the others.
+//! guide, and bad plugins that must be reported without stopping the others.
 
 use serde_json::Value;
 

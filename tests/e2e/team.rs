@@ -15,19 +15,19 @@ use deja_team::scratch::{ScratchServer, ADMIN, ADMIN_PASSWORD};
 
 const PASSWORD: &str = "team-secret";
 
-/// A server set up as the README says (its SQL, run as written), with
+/// A server set up as the guide says (its SQL, run as written), with
 /// database `team` and roles `ana` and `ben`, plus `cat`, `dan` and `eve`
-/// made the way the README makes `ben`.
+/// made the way the guide makes `ben`.
 fn server() -> ScratchServer {
     let server = ScratchServer::start(false).expect("a scratch PostgreSQL server");
-    let basic = &readme_sql("### Setting up the database")[0];
+    let basic = &guide_sql("## Setting up the database")[0];
     let mut script = basic
         .replace("choose-one", PASSWORD)
         .replace("choose-another", PASSWORD);
     let ben = basic
         .lines()
         .find(|l| l.starts_with("CREATE ROLE ben "))
-        .expect("the README creates ben")
+        .expect("the guide creates ben")
         .replace("choose-another", PASSWORD);
     let extra: String = ["cat", "dan", "eve"]
         .iter()
@@ -958,16 +958,17 @@ fn the_default_tls_is_required_over_tcp_and_a_certificate_for_another_name_fails
     assert_eq!(out["pushed"].as_u64(), Some(2), "{out:#}");
 }
 
-/// The SQL blocks of the README's section under `heading`, in order.
-fn readme_sql(heading: &str) -> Vec<String> {
-    let readme = std::fs::read_to_string(crate::common::repo().join("README.md")).unwrap();
-    let start = readme
+/// The SQL blocks of the guide's team memory page (`docs/team.md`) in the
+/// section under `heading`, in order.
+fn guide_sql(heading: &str) -> Vec<String> {
+    let page = std::fs::read_to_string(crate::common::repo().join("docs/team.md")).unwrap();
+    let start = page
         .find(heading)
-        .unwrap_or_else(|| panic!("the README's `{heading}`"));
-    let section = &readme[start..];
-    let end = section[4..]
-        .find("\n### ")
-        .map(|i| i + 4)
+        .unwrap_or_else(|| panic!("docs/team.md has no `{heading}`"));
+    let section = &page[start..];
+    let end = section[3..]
+        .find("\n## ")
+        .map(|i| i + 3)
         .unwrap_or(section.len());
     section[..end]
         .split("```sql\n")
@@ -979,7 +980,7 @@ fn readme_sql(heading: &str) -> Vec<String> {
 #[test]
 fn the_stricter_set_up_lets_members_publish_only_under_their_own_name() {
     let server = ScratchServer::start(false).unwrap();
-    let blocks = readme_sql("### A stricter set-up");
+    let blocks = guide_sql("## A stricter set-up");
     assert_eq!(blocks.len(), 2, "{blocks:?}");
     let roles = blocks[0]
         .replace("owner-password", PASSWORD)

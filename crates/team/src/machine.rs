@@ -39,6 +39,12 @@ pub fn load(data_dir: &Path) -> Result<Option<String>> {
 
 /// The machine id kept in `data_dir`, made now (and kept, mode 0600) if
 /// there is none. `data_dir` must exist.
+///
+/// The id is written whole to a private file beside the final one, synced,
+/// then linked into place, which fails if the file exists: the file appears
+/// complete or not at all, so a concurrent [`load`] never reads a partial
+/// id, and of two deja making it at once the one that links second reads
+/// and returns the first one's id.
 pub fn load_or_create(data_dir: &Path) -> Result<String> {
     if let Some(id) = load(data_dir)? {
         return Ok(id);
@@ -46,17 +52,13 @@ pub fn load_or_create(data_dir: &Path) -> Result<String> {
     let id = new_id()?;
     let file = path(data_dir);
     let fail = |e: std::io::Error| TeamError::Config(format!("`{}`: {e}", file.display()));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    match options.open(&file) {
-        Ok(mut f) => {
-            f.write_all(format!("{id}\n").as_bytes()).map_err(fail)?;
-            f.sync_all().map_err(fail)?;
+    let temp = data_dir.join(format!(".{FILE}.{}.tmp", hex(&random_bytes::<8>()?)));
+    let linked = write_new(&temp, &id).and_then(|()| std::fs::hard_link(&temp, &file));
+    // The temporary name goes either way; the linked file keeps the content.
+    let _ = std::fs::remove_file(&temp);
+    match linked {
+        Ok(()) => {
+            sync_dir(data_dir).map_err(fail)?;
             Ok(id)
         }
         // Another deja made it first: that one counts.
@@ -65,6 +67,31 @@ pub fn load_or_create(data_dir: &Path) -> Result<String> {
         }
         Err(e) => Err(fail(e)),
     }
+}
+
+/// Writes `id` and a newline to the new file `temp` (mode 0600), synced.
+fn write_new(temp: &Path, id: &str) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut f = options.open(temp)?;
+    f.write_all(format!("{id}\n").as_bytes())?;
+    f.sync_all()
+}
+
+/// Syncs the folder `dir`, so that a name just linked there survives a crash.
+#[cfg(unix)]
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::File::open(dir)?.sync_all()
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_dir: &Path) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// Whether `id` has the form this module writes (a UUID of version 4).
@@ -79,10 +106,10 @@ pub fn is_machine_id(id: &str) -> bool {
 
 /// A new random id, formatted as a version-4 UUID.
 fn new_id() -> Result<String> {
-    let mut bytes = random_bytes()?;
+    let mut bytes = random_bytes::<16>()?;
     bytes[6] = (bytes[6] & 0x0f) | 0x40;
     bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = hex(&bytes);
     Ok(format!(
         "{}-{}-{}-{}-{}",
         hex.get(0..8).unwrap_or(""),
@@ -93,32 +120,16 @@ fn new_id() -> Result<String> {
     ))
 }
 
-#[cfg(unix)]
-fn random_bytes() -> Result<[u8; 16]> {
-    use std::io::Read;
-    let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|e| TeamError::Config(format!("cannot read /dev/urandom: {e}")))?;
-    Ok(bytes)
+/// `bytes` in lowercase hexadecimal.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-#[cfg(not(unix))]
-fn random_bytes() -> Result<[u8; 16]> {
-    use sha2::{Digest, Sha256};
-    use std::hash::{BuildHasher, Hasher};
-    // The standard library seeds its hashers randomly per process.
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0),
-    );
-    h.write_u32(std::process::id());
-    let digest = Sha256::digest(h.finish().to_le_bytes());
-    let mut bytes = [0u8; 16];
-    bytes.copy_from_slice(digest.get(..16).unwrap_or(&[0u8; 16]));
+/// `N` bytes from the operating system's random source.
+fn random_bytes<const N: usize>() -> Result<[u8; N]> {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| TeamError::Config(format!("cannot read the system's random source: {e}")))?;
     Ok(bytes)
 }
 
@@ -146,6 +157,50 @@ mod tests {
         }
         let other = tempfile::tempdir().unwrap();
         assert_ne!(load_or_create(other.path()).unwrap(), id);
+    }
+
+    #[test]
+    fn machines_making_and_reading_the_id_at_once_all_get_one_whole_id() {
+        const THREADS: usize = 8;
+        for _ in 0..100 {
+            let dir = tempfile::tempdir().unwrap();
+            let barrier = std::sync::Barrier::new(THREADS);
+            let ids: Vec<String> = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..THREADS)
+                    .map(|i| {
+                        let (dir, barrier) = (dir.path(), &barrier);
+                        scope.spawn(move || {
+                            barrier.wait();
+                            if i % 2 == 0 {
+                                return load_or_create(dir);
+                            }
+                            // A reader sees no file or the whole id.
+                            let until =
+                                std::time::Instant::now() + std::time::Duration::from_secs(10);
+                            loop {
+                                if let Some(id) = load(dir)? {
+                                    return Ok(id);
+                                }
+                                assert!(std::time::Instant::now() < until, "no id made");
+                                std::thread::yield_now();
+                            }
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap().map_err(|e| e.to_string()).unwrap())
+                    .collect()
+            });
+            assert!(is_machine_id(&ids[0]), "{ids:?}");
+            assert!(ids.iter().all(|id| *id == ids[0]), "{ids:?}");
+            // Nothing but the id file is left.
+            let names: Vec<_> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(names, [FILE], "{names:?}");
+        }
     }
 
     #[test]

@@ -3,8 +3,11 @@
 //! Unix socket only (no TCP port at all, so never the machine's standard
 //! one), with password (SCRAM) authentication, and stopped and removed when
 //! dropped. Run as root, the server runs as the `postgres` user (which
-//! Debian's package creates), since PostgreSQL refuses to run as root.
+//! Debian's package creates, through `runuser`), since PostgreSQL refuses to
+//! run as root. Every program it runs is looked up first ([`find_program`]),
+//! so a missing one is named with the folders searched.
 
+use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -19,34 +22,122 @@ pub struct ScratchServer {
     root: PathBuf,
     bin: PathBuf,
     port: u16,
-    run_as: Option<String>,
+    /// The user the server runs as (when run as root) and `runuser`.
+    run_as: Option<(String, PathBuf)>,
     running: bool,
 }
 
-/// Where PostgreSQL's server programs are: `$DEJA_PG_BIN`, the folder of
-/// `initdb` on `PATH`, or the newest `/usr/lib/postgresql/*/bin`.
-pub fn find_bin() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("DEJA_PG_BIN") {
-        return Some(PathBuf::from(dir));
+/// Folders of system programs (`runuser` is in `/usr/sbin` or `/sbin`) that
+/// a user's `PATH` often lacks.
+const SYSTEM_DIRS: [&str; 3] = ["/usr/local/sbin", "/usr/sbin", "/sbin"];
+
+/// Debian's PostgreSQL versions, each with its programs in `<version>/bin`.
+const DEBIAN_POSTGRESQL: &str = "/usr/lib/postgresql";
+
+/// The folders searched for a program: `$DEJA_PG_BIN` when set, those of
+/// `path` (a `PATH` value), the system folders `PATH` may lack, then the
+/// `/usr/lib/postgresql/*/bin` folders, newest version first; each once.
+pub fn search_dirs(pg_bin: Option<&OsStr>, path: Option<&OsStr>) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = pg_bin.map(PathBuf::from).into_iter().collect();
+    if let Some(path) = path {
+        dirs.extend(std::env::split_paths(path).filter(|d| !d.as_os_str().is_empty()));
     }
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            if dir.join("initdb").is_file() && dir.join("pg_ctl").is_file() {
-                return Some(dir);
-            }
-        }
-    }
-    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-        .ok()?
+    dirs.extend(SYSTEM_DIRS.iter().map(PathBuf::from));
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir(DEBIAN_POSTGRESQL)
+        .into_iter()
+        .flatten()
         .filter_map(|e| e.ok())
         .filter_map(|e| {
             let v: u32 = e.file_name().to_str()?.parse().ok()?;
-            let bin = e.path().join("bin");
-            bin.join("initdb").is_file().then_some((v, bin))
+            Some((v, e.path().join("bin")))
         })
         .collect();
     versions.sort();
-    versions.pop().map(|(_, b)| b)
+    dirs.extend(versions.into_iter().rev().map(|(_, b)| b));
+    let mut seen = std::collections::HashSet::new();
+    dirs.retain(|d| seen.insert(d.clone()));
+    dirs
+}
+
+/// The folders this process searches: [`search_dirs`] of `$DEJA_PG_BIN`
+/// and `$PATH`.
+fn dirs_here() -> Vec<PathBuf> {
+    search_dirs(
+        std::env::var_os("DEJA_PG_BIN").as_deref(),
+        std::env::var_os("PATH").as_deref(),
+    )
+}
+
+/// Whether `file` is a program that can be run.
+fn is_program(file: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        file.is_file()
+    }
+}
+
+/// What installs `program`.
+fn installed_by(program: &str) -> &'static str {
+    match program {
+        "runuser" => {
+            "util-linux installs it (run as root, the server runs as user `postgres` through it)"
+        }
+        "chown" => "coreutils installs it",
+        "openssl" => "the `openssl` package installs it",
+        _ => "scripts/fetch-postgres installs PostgreSQL",
+    }
+}
+
+/// The error for programs none of `dirs` holds.
+fn not_found(programs: &[&str], dirs: &[PathBuf]) -> io::Error {
+    let names: Vec<String> = programs.iter().map(|p| format!("`{p}`")).collect();
+    let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    io::Error::new(
+        io::ErrorKind::NotFound,
+        format!(
+            "{} not found (looked in: {}); {}",
+            names.join(" and "),
+            looked.join(", "),
+            installed_by(programs.first().copied().unwrap_or(""))
+        ),
+    )
+}
+
+/// `program` in the first of `dirs` holding it; the error names it and
+/// every folder searched, and says what installs it.
+pub fn find_in(program: &str, dirs: &[PathBuf]) -> io::Result<PathBuf> {
+    dirs.iter()
+        .map(|d| d.join(program))
+        .find(|f| is_program(f))
+        .ok_or_else(|| not_found(&[program], dirs))
+}
+
+/// `program` in the folders of [`search_dirs`] for this process.
+pub fn find_program(program: &str) -> io::Result<PathBuf> {
+    find_in(program, &dirs_here())
+}
+
+/// The first of `dirs` holding both `initdb` and `pg_ctl`.
+fn find_bin_in(dirs: &[PathBuf]) -> io::Result<PathBuf> {
+    dirs.iter()
+        .find(|d| is_program(&d.join("initdb")) && is_program(&d.join("pg_ctl")))
+        .cloned()
+        .ok_or_else(|| not_found(&["initdb", "pg_ctl"], dirs))
+}
+
+/// Where PostgreSQL's server programs (`initdb` and `pg_ctl`) are:
+/// `$DEJA_PG_BIN` when set (and then only there), else a folder of `PATH`
+/// or of the system, or the newest `/usr/lib/postgresql/*/bin`.
+pub fn find_bin() -> io::Result<PathBuf> {
+    match std::env::var_os("DEJA_PG_BIN") {
+        Some(dir) => find_bin_in(&[PathBuf::from(dir)]),
+        None => find_bin_in(&dirs_here()),
+    }
 }
 
 fn fail(what: &str, out: &Output) -> io::Error {
@@ -62,19 +153,19 @@ impl ScratchServer {
     /// Creates and starts a cluster. `durable: false` turns off fsync (for
     /// tests; the data survives a server crash, not a machine crash).
     pub fn start(durable: bool) -> io::Result<ScratchServer> {
-        let bin = find_bin().ok_or_else(|| {
-            io::Error::other(
-                "PostgreSQL's server programs (initdb, pg_ctl) were not found\nhint: run scripts/fetch-postgres",
-            )
-        })?;
+        let bin = find_bin()?;
+        // SAFETY: geteuid has no preconditions.
+        let run_as = if unsafe { libc::geteuid() } == 0 {
+            Some(("postgres".to_string(), find_program("runuser")?))
+        } else {
+            None
+        };
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.subsec_nanos())
             .unwrap_or(0);
         let root = std::env::temp_dir().join(format!("deja-pg-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&root)?;
-        // SAFETY: geteuid has no preconditions.
-        let run_as = (unsafe { libc::geteuid() } == 0).then(|| "postgres".to_string());
         let mut server = ScratchServer {
             root,
             bin,
@@ -83,15 +174,7 @@ impl ScratchServer {
             running: false,
         };
         std::fs::write(server.root.join("pwfile"), format!("{ADMIN_PASSWORD}\n"))?;
-        if let Some(user) = &server.run_as {
-            let out = Command::new("chown")
-                .args(["-R", user])
-                .arg(&server.root)
-                .output()?;
-            if !out.status.success() {
-                return Err(fail("chown", &out));
-            }
-        }
+        server.give_to_server_user(&server.root)?;
         let data = server.root.join("data");
         let out = server
             .command("initdb")
@@ -125,15 +208,34 @@ impl ScratchServer {
         Ok(server)
     }
 
+    /// A server program (from the server's `bin` folder), run as the
+    /// server's user.
     fn command(&self, program: &str) -> Command {
         let path = self.bin.join(program);
         match &self.run_as {
-            Some(user) => {
-                let mut c = Command::new("runuser");
+            Some((user, runuser)) => {
+                let mut c = Command::new(runuser);
                 c.args(["-u", user, "--"]).arg(path);
                 c
             }
             None => Command::new(path),
+        }
+    }
+
+    /// Makes the server's user (when run as root) the owner of `dir` and
+    /// everything in it.
+    fn give_to_server_user(&self, dir: &Path) -> io::Result<()> {
+        let Some((user, _)) = &self.run_as else {
+            return Ok(());
+        };
+        let out = Command::new(find_program("chown")?)
+            .args(["-R", user])
+            .arg(dir)
+            .output()?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(fail("chown", &out))
         }
     }
 
@@ -181,11 +283,11 @@ impl ScratchServer {
 
     /// psql as the superuser in `database`, stopping at the first error,
     /// printing unaligned rows.
-    fn psql_command(&self, database: &str) -> Command {
-        let psql = if self.bin.join("psql").is_file() {
+    fn psql_command(&self, database: &str) -> io::Result<Command> {
+        let psql = if is_program(&self.bin.join("psql")) {
             self.bin.join("psql")
         } else {
-            PathBuf::from("psql")
+            find_program("psql")?
         };
         let mut c = Command::new(psql);
         c.arg("-h")
@@ -193,12 +295,12 @@ impl ScratchServer {
             .args(["-p", &self.port.to_string(), "-U", ADMIN, "-d", database])
             .args(["-v", "ON_ERROR_STOP=1", "-X", "-q", "-At"])
             .env("PGPASSWORD", ADMIN_PASSWORD);
-        c
+        Ok(c)
     }
 
     /// Runs SQL as the superuser in `database` and returns psql's unaligned output.
     pub fn psql(&self, database: &str, sql: &str) -> io::Result<String> {
-        let out = self.psql_command(database).args(["-c", sql]).output()?;
+        let out = self.psql_command(database)?.args(["-c", sql]).output()?;
         if out.status.success() {
             Ok(String::from_utf8_lossy(&out.stdout).into_owned())
         } else {
@@ -211,7 +313,7 @@ impl ScratchServer {
     pub fn psql_script(&self, database: &str, script: &str) -> io::Result<String> {
         use std::io::Write as _;
         let mut child = self
-            .psql_command(database)
+            .psql_command(database)?
             .args(["-f", "-"])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -278,8 +380,9 @@ impl ScratchServer {
     pub fn enable_tls_for(&self, subject_alt_names: &str) -> io::Result<PathBuf> {
         let dir = self.root.join("tls");
         std::fs::create_dir_all(&dir)?;
+        let program = find_program("openssl")?;
         let openssl = |args: &[&str]| -> io::Result<()> {
-            let out = Command::new("openssl")
+            let out = Command::new(&program)
                 .args(args)
                 .current_dir(&dir)
                 .output()?;
@@ -337,15 +440,7 @@ impl ScratchServer {
             "-extfile",
             "ext",
         ])?;
-        if let Some(user) = &self.run_as {
-            let out = Command::new("chown")
-                .args(["-R", user])
-                .arg(&dir)
-                .output()?;
-            if !out.status.success() {
-                return Err(fail("chown", &out));
-            }
-        }
+        self.give_to_server_user(&dir)?;
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -456,4 +551,70 @@ impl Drop for ScratchServer {
 fn free_port() -> io::Result<u16> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     Ok(listener.local_addr()?.port())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn a_program_on_no_folder_searched_is_named_with_every_folder_searched() {
+        let empty = tempfile::tempdir().unwrap();
+        let dirs = search_dirs(None, Some(empty.path().as_os_str()));
+        assert_eq!(dirs.first().map(PathBuf::as_path), Some(empty.path()));
+        for system in ["/usr/sbin", "/sbin"] {
+            assert!(dirs.contains(&PathBuf::from(system)), "{dirs:?}");
+        }
+        let e = find_in("deja-no-such-program", &dirs).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+        let e = e.to_string();
+        assert!(
+            e.starts_with("`deja-no-such-program` not found (looked in: "),
+            "{e}"
+        );
+        assert!(e.contains(&empty.path().display().to_string()), "{e}");
+        assert!(e.contains("/usr/sbin, /sbin"), "{e}");
+        assert!(
+            e.ends_with("scripts/fetch-postgres installs PostgreSQL"),
+            "{e}"
+        );
+        let e = find_in("runuser", &[empty.path().to_path_buf()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("`runuser` not found (looked in: "), "{e}");
+        assert!(e.contains("util-linux"), "{e}");
+        let e = find_bin_in(&[empty.path().to_path_buf()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("`initdb` and `pg_ctl` not found"), "{e}");
+    }
+
+    #[test]
+    fn a_program_is_taken_from_the_first_folder_holding_it_as_a_program() {
+        let first = tempfile::tempdir().unwrap();
+        let second = tempfile::tempdir().unwrap();
+        let program = |dir: &Path, mode: u32| {
+            let file = dir.join("tool");
+            std::fs::write(&file, "#!/bin/sh\n").unwrap();
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+            }
+            let _ = mode;
+            file
+        };
+        let dirs = [first.path().to_path_buf(), second.path().to_path_buf()];
+        let found = program(second.path(), 0o755);
+        assert_eq!(find_in("tool", &dirs).unwrap(), found);
+        // A file that cannot be run is passed over.
+        #[cfg(unix)]
+        {
+            program(first.path(), 0o644);
+            assert_eq!(find_in("tool", &dirs).unwrap(), found);
+        }
+        let found = program(first.path(), 0o755);
+        assert_eq!(find_in("tool", &dirs).unwrap(), found);
+    }
 }

@@ -3,8 +3,18 @@
 //! whole document (`{"kind": 0, "v": ...}`), then sets (`kind` 1), array
 //! pushes that may first cut the array (`kind` 2) and deletes (`kind` 3) at
 //! a path of keys and indexes (`"k": ["requests", 0, "response"]`).
+//!
+//! Nothing here recurses, and the document cannot grow deeper than JSON's
+//! own parse allows plus [`MAX_PATH`]: an entry whose path is longer is not
+//! applied (it is counted with the lines that could not be, which the
+//! reader reports), since a path of a hundred thousand keys would build a
+//! value whose drop overflows the stack.
 
 use serde_json::{Map, Value};
+
+/// The longest path of keys an entry may have; VS Code's chat documents
+/// are a few levels deep.
+pub const MAX_PATH: usize = 64;
 
 /// The document `text` ends with, and how many lines could not be applied
 /// (a line cut short by a crash, an entry of an unknown kind); `None` when
@@ -47,6 +57,9 @@ fn apply(doc: &mut Value, entry: &Value) -> bool {
     let Some(Value::Array(path)) = entry.get("k") else {
         return false;
     };
+    if path.len() > MAX_PATH {
+        return false;
+    }
     match kind {
         1 => {
             let value = entry.get("v").cloned().unwrap_or(Value::Null);
@@ -205,6 +218,31 @@ mod tests {
         let (doc, bad) = replay(&text).unwrap();
         assert_eq!(doc, json!({"requests": []}));
         assert_eq!(bad, 3);
+    }
+
+    #[test]
+    fn an_entry_with_a_path_too_long_is_not_applied() {
+        // A path of 100,000 keys would build a document that deep, whose
+        // drop overflows the stack.
+        let deep: Vec<Value> = (0..100_000).map(|_| json!("x")).collect();
+        let fits: Vec<Value> = (0..MAX_PATH).map(|_| json!("y")).collect();
+        let text = log(&[
+            json!({"kind": 0, "v": {"requests": []}}),
+            json!({"kind": 1, "k": deep, "v": 1}),
+            json!({"kind": 2, "k": deep, "v": [1]}),
+            json!({"kind": 3, "k": deep}),
+            json!({"kind": 1, "k": fits, "v": 1}),
+        ]);
+        let (doc, bad) = replay(&text).unwrap();
+        assert_eq!(bad, 3);
+        assert!(doc.get("x").is_none(), "{doc}");
+        let mut depth = 0;
+        let mut at = &doc;
+        while let Some(next) = at.get("y") {
+            depth += 1;
+            at = next;
+        }
+        assert_eq!(depth, MAX_PATH);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use deja_plugin_api::paths;
 
@@ -48,13 +49,45 @@ fn in_file(path: &str, file: &str, at: &Pointer) -> Option<String> {
     let name = transcript.file_name()?.to_string_lossy();
     let name = name.split('.').next().unwrap_or(&name);
     let beside = transcript.parent()?.join(file.replace("{name}", name));
-    if std::fs::metadata(&beside).ok()?.len() > MAX_BESIDE {
-        return None;
-    }
-    let bytes = std::fs::read(&beside).ok()?;
+    let bytes = read_small(&beside, MAX_BESIDE)?;
     let value: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
     at.string(&value)
 }
+
+/// The bytes of the regular file at `path` when it holds at most `max`;
+/// none for anything else: a FIFO (whose open would wait for a writer) or
+/// a device is refused before it is opened, and the open handle is checked
+/// again (the path may have changed in between) and read through a bound.
+pub(crate) fn read_small(path: &Path, max: u64) -> Option<Vec<u8>> {
+    use std::io::Read;
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Opening a FIFO swapped in after the check returns at once.
+        options.custom_flags(NONBLOCK);
+    }
+    let file = options.open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > max {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (u64::try_from(bytes.len()).ok()? <= max).then_some(bytes)
+}
+
+/// `O_NONBLOCK`, by platform (a regular file reads the same with it).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const NONBLOCK: i32 = 0o4000;
+#[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
+const NONBLOCK: i32 = 0x0004;
 
 /// The folder `n` levels above the file at `path` (1: its own folder).
 pub fn folder_above(path: &str, n: usize) -> Option<String> {
@@ -69,22 +102,69 @@ pub fn folder_above(path: &str, n: usize) -> Option<String> {
 /// The most folders a slug's search lists.
 const MAX_LISTINGS: usize = 256;
 
+/// How long an answer of [`unslug`] is kept: a long-running server sees
+/// a folder made (or removed) since within this time.
+const KEPT_FOR: Duration = Duration::from_secs(60);
+
 /// The folder on this machine whose path, written as a slug, is `slug`;
-/// none when no folder is. Answers are kept for the process: a reader
-/// meets the same few project slugs in every file.
+/// none when no folder is, or when more than one is (`my-app`, `my.app`
+/// and `my/app` all write `my-app`: a guess could give one project's
+/// sessions to another). Answers are kept for [`KEPT_FOR`]: a reader meets
+/// the same few project slugs in every file.
 pub fn unslug(slug: &str) -> Option<String> {
-    static FOUND: OnceLock<Mutex<HashMap<String, Option<String>>>> = OnceLock::new();
-    let cache = FOUND.get_or_init(|| Mutex::new(HashMap::new()));
-    if let Some(found) = cache.lock().ok().and_then(|c| c.get(slug).cloned()) {
+    static FOUND: OnceLock<Mutex<Kept>> = OnceLock::new();
+    let cache = FOUND.get_or_init(|| Mutex::new(Kept::default()));
+    let now = Instant::now();
+    if let Some(found) = cache.lock().ok().and_then(|c| c.get(slug, now)) {
         return found;
     }
-    let (root, rest) = root_of(slug);
-    let mut budget = MAX_LISTINGS;
-    let found = find(&root, &normal(rest), &mut budget).map(|p| p.to_string_lossy().into_owned());
+    let found = search(slug);
     if let Ok(mut c) = cache.lock() {
-        c.insert(slug.to_string(), found.clone());
+        c.put(slug, found.clone(), now);
     }
     found
+}
+
+/// Answers of [`unslug`], each with when it was found.
+#[derive(Default)]
+struct Kept(HashMap<String, (Instant, Option<String>)>);
+
+impl Kept {
+    /// The answer for `slug` found less than [`KEPT_FOR`] before `now`.
+    fn get(&self, slug: &str, now: Instant) -> Option<Option<String>> {
+        let (at, found) = self.0.get(slug)?;
+        (now.saturating_duration_since(*at) < KEPT_FOR).then(|| found.clone())
+    }
+
+    fn put(&mut self, slug: &str, found: Option<String>, now: Instant) {
+        self.0
+            .retain(|_, (at, _)| now.saturating_duration_since(*at) < KEPT_FOR);
+        self.0.insert(slug.to_string(), (now, found));
+    }
+}
+
+/// The one folder whose slug is `slug`, looked for on disk.
+fn search(slug: &str) -> Option<String> {
+    let (root, rest) = root_of(slug);
+    let mut search = Search {
+        budget: MAX_LISTINGS,
+        cut: false,
+        found: Vec::new(),
+    };
+    search.find(&root, &normal(rest));
+    // A search cut short may have missed a second folder.
+    if search.cut || search.found.len() != 1 {
+        return None;
+    }
+    search.found.pop().map(|p| p.to_string_lossy().into_owned())
+}
+
+/// A slug's search: the listings it may still make, whether it ran out of
+/// them, and the folders found so far.
+struct Search {
+    budget: usize,
+    cut: bool,
+    found: Vec<PathBuf>,
 }
 
 /// Where a slug's path starts: `/`, or a drive (`C-Users-me` on Windows).
@@ -107,34 +187,45 @@ fn normal(name: &str) -> String {
         .collect()
 }
 
-/// The folder below `dir` that `rest` names: the longest child whose
-/// normal name is all of `rest`, or its start followed by `-`, first.
-fn find(dir: &Path, rest: &str, budget: &mut usize) -> Option<PathBuf> {
-    if rest.is_empty() {
-        return Some(dir.to_path_buf());
+impl Search {
+    /// Adds the folders below `dir` that `rest` names: a child whose
+    /// normal name is all of `rest`, or its start followed by `-` and the
+    /// rest found below it; stops at two (one is the answer, two are
+    /// ambiguous) or when the listings are spent.
+    fn find(&mut self, dir: &Path, rest: &str) {
+        if rest.is_empty() {
+            self.found.push(dir.to_path_buf());
+            return;
+        }
+        if self.budget == 0 {
+            self.cut = true;
+            return;
+        }
+        self.budget -= 1;
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut children: Vec<(String, PathBuf)> = entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|e| {
+                let name = normal(&e.file_name().to_string_lossy());
+                let fits = rest == name
+                    || rest
+                        .strip_prefix(name.as_str())
+                        .is_some_and(|r| r.starts_with('-'));
+                (fits && !name.is_empty()).then(|| (name, e.path()))
+            })
+            .collect();
+        children.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.1.cmp(&b.1)));
+        for (name, path) in children {
+            if self.found.len() > 1 || self.cut {
+                return;
+            }
+            let after = rest.get(name.len()..).unwrap_or("");
+            self.find(&path, after.strip_prefix('-').unwrap_or(after));
+        }
     }
-    if *budget == 0 {
-        return None;
-    }
-    *budget -= 1;
-    let mut children: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
-        .ok()?
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter_map(|e| {
-            let name = normal(&e.file_name().to_string_lossy());
-            let fits = rest == name
-                || rest
-                    .strip_prefix(name.as_str())
-                    .is_some_and(|r| r.starts_with('-'));
-            (fits && !name.is_empty()).then(|| (name, e.path()))
-        })
-        .collect();
-    children.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.1.cmp(&b.1)));
-    children.into_iter().find_map(|(name, path)| {
-        let after = rest.get(name.len()..).unwrap_or("");
-        find(&path, after.strip_prefix('-').unwrap_or(after), budget)
-    })
 }
 
 #[cfg(test)]
@@ -164,7 +255,6 @@ mod tests {
     fn a_slug_is_found_again_as_the_folder_it_names() {
         let base = tempfile::tempdir().unwrap();
         let base = base.path().canonicalize().unwrap();
-        // `my-app` and `my/app` both slug to `my-app`: the longer name wins.
         for dir in ["work/my.app/src", "work/my-app", "work/my/app", "work/x"] {
             std::fs::create_dir_all(base.join(dir)).unwrap();
         }
@@ -181,10 +271,48 @@ mod tests {
         assert_eq!(found(&base.join("work/x")), Some(base.join("work/x")));
         let gone = base.join("work/gone");
         assert_eq!(found(&gone), None);
-        let mine = found(&base.join("work/my-app")).unwrap();
-        assert!(
-            mine == base.join("work/my-app") || mine == base.join("work/my.app"),
-            "{mine:?}"
+        // `my-app`, `my.app` and `my/app` all slug to `my-app`: no guess.
+        assert_eq!(found(&base.join("work/my-app")), None);
+        std::fs::create_dir_all(base.join("work/only.one")).unwrap();
+        assert_eq!(
+            found(&base.join("work/only.one")),
+            Some(base.join("work/only.one"))
         );
+    }
+
+    #[test]
+    fn an_answer_is_kept_only_for_a_while() {
+        let start = Instant::now();
+        let mut kept = Kept::default();
+        kept.put("home-me-later", None, start);
+        assert_eq!(kept.get("home-me-later", start), Some(None));
+        let later = start + KEPT_FOR;
+        assert_eq!(kept.get("home-me-later", later), None);
+        kept.put("home-me-x", Some("/home/me/x".into()), later);
+        assert_eq!(kept.0.len(), 1, "the old answer is dropped");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_side_file_is_read_only_when_it_is_a_small_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        // A FIFO with no writer: reading it would wait forever.
+        assert_eq!(read_small(&fifo, MAX_BESIDE), None);
+        assert_eq!(read_small(Path::new("/dev/zero"), MAX_BESIDE), None);
+        let zero = dir.path().join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        assert_eq!(read_small(&zero, MAX_BESIDE), None);
+        let big = dir.path().join("big.json");
+        std::fs::write(&big, vec![b' '; 1025]).unwrap();
+        assert_eq!(read_small(&big, 1024), None);
+        std::fs::write(&big, b"{}").unwrap();
+        assert_eq!(read_small(&big, 1024), Some(b"{}".to_vec()));
+        assert_eq!(read_small(dir.path(), 1024), None);
     }
 }

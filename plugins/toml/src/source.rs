@@ -2,17 +2,18 @@
 //! by the description's source kind: JSONL lines, a JSON document, or a
 //! SQLite database's queries.
 //!
-//! A SQLite database is opened read-only at its path, so that what its
-//! write-ahead log holds (the `-wal` file beside it, where a running harness
-//! writes first) is read too; the bytes the host read are opened only when
-//! there is no file at the path (a copy handed over by a test or a tool).
+//! A SQLite database is read from a private copy of the file at its path
+//! and of its write-ahead log (the `-wal` file beside it, where a running
+//! harness writes first), so that what the log holds is read too and
+//! nothing is written beside the harness's file (see [`sqlite`]); the bytes
+//! the host read are opened only when there is no file at the path (a copy
+//! handed over by a test or a tool).
+
+mod sqlite;
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use deja_plugin_api::{text, PluginError};
-use rusqlite::types::ValueRef;
-use rusqlite::{Connection, OpenFlags};
 use serde_json::{Map, Value};
 
 use crate::description::{Description, Grouping, Kind};
@@ -50,7 +51,7 @@ pub fn load(
         Kind::Jsonl => jsonl(d, bytes),
         Kind::Json => json(d, bytes)?,
         Kind::JsonLog => json_log(d, bytes)?,
-        Kind::Sqlite => return sqlite(d, path, bytes, visit),
+        Kind::Sqlite => return sqlite::read(d, path, bytes, sqlite::BOUNDS, visit),
     };
     for mut group in loaded.groups {
         if d.source.untag {
@@ -175,71 +176,9 @@ fn group(d: &Description, row: Option<Value>, records: Vec<Value>) -> Vec<Group>
         .collect()
 }
 
-fn sqlite(
-    d: &Description,
-    path: &str,
-    bytes: &[u8],
-    visit: &mut dyn FnMut(Group),
-) -> Result<Vec<String>, PluginError> {
-    let conn = open(path, bytes)?;
-    let (Some(sessions_sql), Some(id)) = (&d.source.sessions, &d.session.id) else {
-        return Err(PluginError::config(
-            "a sqlite source needs `source.sessions` and `session.id`",
-        ));
-    };
-    let query_error = |what: &str, e: rusqlite::Error| {
-        PluginError::invalid(format!(
-            "the `source.{what}` query failed on this database: {e}"
-        ))
-    };
-    let columns = Columns {
-        json: &d.source.json_columns,
-        zstd: &d.source.zstd_columns,
-    };
-    let rows = rows(&conn, sessions_sql, None, &columns).map_err(|e| query_error("sessions", e))?;
-    let mut warnings = Vec::new();
-    let mut stmt = match &d.source.records {
-        Some(sql) => Some(conn.prepare(sql).map_err(|e| query_error("records", e))?),
-        None => None,
-    };
-    for mut row in rows {
-        let Some(session_id) = id.string(&row) else {
-            warnings.push("a row of the sessions query has no session id; skipped".to_string());
-            continue;
-        };
-        let mut records = match stmt.as_mut() {
-            Some(stmt) => {
-                query(stmt, Some(&session_id), &columns).map_err(|e| query_error("records", e))?
-            }
-            None => vec![row.clone()],
-        };
-        if let Some(at) = &d.source.records_at {
-            records = records
-                .iter()
-                .flat_map(|r| match at.get(r).as_deref() {
-                    Some(Value::Array(items)) => items.clone(),
-                    _ => Vec::new(),
-                })
-                .collect();
-            // The records are out of the row now; keep its other fields.
-            if d.source.records.is_none() {
-                strip_at(&mut row, at);
-            }
-        }
-        if d.source.untag {
-            records = records.into_iter().map(untag).collect();
-        }
-        visit(Group {
-            row: Some(row),
-            records,
-        });
-    }
-    Ok(warnings)
-}
-
 /// Removes the value at `at` from `row` (so that a session's row does not
 /// keep a second copy of its records).
-fn strip_at(row: &mut Value, at: &crate::pointer::Pointer) {
+pub(crate) fn strip_at(row: &mut Value, at: &crate::pointer::Pointer) {
     let text = at.as_str();
     if text.contains('#') {
         return;
@@ -310,123 +249,4 @@ fn untag_arrays_in_object(value: Value) -> Value {
         }
         other => other,
     }
-}
-
-/// How columns are read.
-struct Columns<'a> {
-    json: &'a [String],
-    zstd: &'a [String],
-}
-
-/// The most a zstd column may decompress to.
-const MAX_DECOMPRESSED: usize = 256 << 20;
-
-/// The first bytes of a zstd frame.
-const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
-
-/// The database at `path`, read-only, or `bytes` as a database when there
-/// is no file there.
-fn open(path: &str, bytes: &[u8]) -> Result<Connection, PluginError> {
-    let cannot =
-        |e: rusqlite::Error| PluginError::invalid(format!("not a readable SQLite database: {e}"));
-    let conn = if Path::new(path).is_file() {
-        Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(cannot)?
-    } else {
-        if bytes.is_empty() {
-            return Err(PluginError::invalid(
-                "not a SQLite database: the file is empty",
-            ));
-        }
-        let mut conn = Connection::open_in_memory().map_err(cannot)?;
-        conn.deserialize_read_exact(rusqlite::MAIN_DB, bytes, bytes.len(), true)
-            .map_err(cannot)?;
-        conn
-    };
-    // A harness writing at the same time holds its lock only briefly.
-    conn.busy_timeout(std::time::Duration::from_secs(5))
-        .map_err(cannot)?;
-    conn.execute_batch("PRAGMA query_only = ON")
-        .map_err(cannot)?;
-    // Reading the schema is what fails on a file that is not a database.
-    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))
-        .map_err(cannot)?;
-    Ok(conn)
-}
-
-fn rows(
-    conn: &Connection,
-    sql: &str,
-    param: Option<&str>,
-    columns: &Columns<'_>,
-) -> rusqlite::Result<Vec<Value>> {
-    let mut stmt = conn.prepare(sql)?;
-    query(&mut stmt, param, columns)
-}
-
-/// Runs `stmt` (with `?1` bound to `param` when the query has a parameter)
-/// and turns each row into an object of its columns.
-fn query(
-    stmt: &mut rusqlite::Statement<'_>,
-    param: Option<&str>,
-    columns: &Columns<'_>,
-) -> rusqlite::Result<Vec<Value>> {
-    let names: Vec<String> = stmt.column_names().map(str::to_string).collect();
-    let mut rows = match param {
-        Some(p) if stmt.parameter_count() > 0 => stmt.query([p])?,
-        _ => stmt.query([])?,
-    };
-    let mut out = Vec::new();
-    while let Some(row) = rows.next()? {
-        let mut object = Map::new();
-        for (i, name) in names.iter().enumerate() {
-            let is = |list: &[String]| list.iter().any(|c| c == name);
-            let bytes = match row.get_ref(i)? {
-                ValueRef::Null => {
-                    object.insert(name.clone(), Value::Null);
-                    continue;
-                }
-                ValueRef::Integer(n) => {
-                    object.insert(name.clone(), Value::from(n));
-                    continue;
-                }
-                ValueRef::Real(f) => {
-                    object.insert(name.clone(), Value::from(f));
-                    continue;
-                }
-                ValueRef::Text(t) => t,
-                // A blob is read only where the description says what it holds.
-                ValueRef::Blob(b) if is(columns.zstd) || is(columns.json) => b,
-                ValueRef::Blob(_) => {
-                    object.insert(name.clone(), Value::Null);
-                    continue;
-                }
-            };
-            let decompressed;
-            let bytes = if is(columns.zstd) && bytes.starts_with(&ZSTD_MAGIC) {
-                decompressed = zstd::bulk::decompress(bytes, MAX_DECOMPRESSED).ok();
-                match &decompressed {
-                    Some(d) => d.as_slice(),
-                    None => {
-                        object.insert(name.clone(), Value::Null);
-                        continue;
-                    }
-                }
-            } else {
-                bytes
-            };
-            let t = String::from_utf8_lossy(bytes);
-            let value = if is(columns.json) {
-                serde_json::from_str(&t).unwrap_or(Value::String(t.into_owned()))
-            } else {
-                Value::String(t.into_owned())
-            };
-            object.insert(name.clone(), value);
-        }
-        out.push(Value::Object(object));
-    }
-    Ok(out)
 }

@@ -1207,6 +1207,68 @@ fn a_wiped_data_folder_retracts_nothing_and_every_session_still_reaches_the_team
 }
 
 #[test]
+fn a_mistyped_share_entry_retracts_nothing_and_names_the_project() {
+    let server = server();
+    let ana = machine(&server, "ana", "laptop", &history("ledger", 3, 2));
+    ana.index();
+    ana.ok(&["team", "push"]);
+    let ben = machine(&server, "ben", "desk", "");
+    ben.index();
+    let pulled = ben.ok(&["team", "pull", "--json"]).json();
+    assert_eq!(pulled["added"].as_u64(), Some(3), "{pulled:#}");
+    // `billing` mistyped: its sessions are still here, no longer shared.
+    ana.config(&format!(
+        "[embed]\nenabled = false\n[team]\nurl = \"{}\"\nname = \"ana@laptop\"\nshare = [\"biling\"]\n",
+        server.url("ana", "team")
+    ));
+    let project = format!("  {}: 3 sessions", ana.home.join("work/billing").display());
+    let named = |stderr: &str| {
+        stderr.contains(
+            "3 sessions published as ana@laptop are in a project `team.share` no longer names",
+        ) && stderr.contains(&project)
+            && stderr.contains("`deja team push --retract-unshared`")
+    };
+    let before = team_dump(&server, "team");
+    let dry = ana.ok(&["team", "push", "--dry-run"]);
+    assert!(!dry.stdout.contains("would retract"), "{}", dry.stdout);
+    assert!(named(&dry.stderr), "{}", dry.stderr);
+    let push = ana.ok(&["team", "push", "--json"]);
+    assert!(named(&push.stderr), "{}", push.stderr);
+    let push = push.json();
+    assert_eq!(
+        (push["retracted"].as_u64(), push["unshared"].as_u64()),
+        (Some(0), Some(3)),
+        "{push:#}"
+    );
+    assert_eq!(team_dump(&server, "team"), before);
+    let status = ana.ok(&["team", "status", "--json"]).json();
+    assert_eq!(
+        (status["to_retract"].as_u64(), status["unshared"].as_u64()),
+        (Some(0), Some(3)),
+        "{status:#}"
+    );
+    let pulled = ben.ok(&["team", "pull", "--json"]).json();
+    assert_eq!(pulled["removed"].as_u64(), Some(0), "{pulled:#}");
+    // Asked for, a dry run lists them, and a push retracts them.
+    let dry = ana.ok(&["team", "push", "--retract-unshared", "--dry-run"]);
+    assert_eq!(
+        dry.stdout.matches("would retract aider ").count(),
+        3,
+        "{}",
+        dry.stdout
+    );
+    assert!(dry.stdout.contains("(unshared)"), "{}", dry.stdout);
+    assert_eq!(team_dump(&server, "team"), before);
+    let gone = ana
+        .ok(&["team", "push", "--retract-unshared", "--json"])
+        .json();
+    assert_eq!(gone["retracted"].as_u64(), Some(3), "{gone:#}");
+    assert_eq!(gone["retractions"][0]["why"], "unshared", "{gone:#}");
+    let pulled = ben.ok(&["team", "pull", "--json"]).json();
+    assert_eq!(pulled["removed"].as_u64(), Some(3), "{pulled:#}");
+}
+
+#[test]
 fn two_homes_with_one_team_name_the_second_push_is_refused_and_changes_nothing() {
     let server = server();
     let first = machine(&server, "ana", "laptop", &history("ledger", 3, 2));

@@ -29,7 +29,7 @@ pub struct TeamArgs {
 /// The team commands.
 #[derive(Debug, Subcommand)]
 pub enum TeamCommand {
-    /// Publish the sessions of the projects in `team.share` (only what changed; retracts what was forgotten or unshared here).
+    /// Publish the sessions of the projects in `team.share` (only what changed; retracts what was forgotten here).
     Push {
         /// Push even though redaction is off.
         #[arg(long)]
@@ -37,9 +37,12 @@ pub enum TeamCommand {
         /// Say what would be pushed and retracted; change nothing.
         #[arg(long)]
         dry_run: bool,
-        /// Retract as well the sessions this machine published that this store has no trace of (a new data folder, a `share` entry changed); with --dry-run, list them.
+        /// Retract as well the sessions this machine published that this store has no trace of (a new data folder); with --dry-run, list them.
         #[arg(long)]
         retract_missing: bool,
+        /// Retract as well the sessions this machine published that are still here but in projects `team.share` no longer names (an entry removed or changed); with --dry-run, list them.
+        #[arg(long)]
+        retract_unshared: bool,
         /// Push under `team.name` although another machine pushes under it, making this machine its publisher (for this machine after its data folder was wiped).
         #[arg(long)]
         take_over_name: bool,
@@ -76,6 +79,7 @@ pub fn run(app: &App, args: &TeamArgs) -> Result<ExitStatus> {
             force,
             dry_run,
             retract_missing,
+            retract_unshared,
             take_over_name,
             json,
         } => {
@@ -84,6 +88,7 @@ pub fn run(app: &App, args: &TeamArgs) -> Result<ExitStatus> {
                 force: *force,
                 dry_run: *dry_run,
                 retract_missing: *retract_missing,
+                retract_unshared: *retract_unshared,
                 take_over_name: *take_over_name,
             };
             push(app, &mut settings, options, *json)
@@ -143,7 +148,7 @@ fn push(
 ) -> Result<ExitStatus> {
     let started = Instant::now();
     if settings.share.is_empty() {
-        output::warn("`team.share` lists no project: this machine publishes nothing (a push retracts only what it forgot or stopped sharing)");
+        output::warn("`team.share` lists no project: this machine publishes nothing (a push retracts only what it forgot, unless asked to retract more)");
     }
     let store = super::open_read(app)?;
     settings.machine_id = Some(machine_id(app)?);
@@ -162,12 +167,19 @@ fn push(
             );
         }
     }
+    if !report.unshared.is_empty() {
+        warn_unshared(&report, team.origin());
+    }
     if !report.missing.is_empty() {
         output::warn(&format!(
-            "{} published as {} {} not in this store (a new data folder, or `team.share` changed?): left published",
+            "{} published as {} {} not in this store (a new data folder?): left published",
             super::plural(report.missing.len(), "session", "sessions"),
             team.origin(),
-            if report.missing.len() == 1 { "is" } else { "are" }
+            if report.missing.len() == 1 {
+                "is"
+            } else {
+                "are"
+            }
         ));
         output::hint(
             "`deja team push --retract-missing --dry-run` lists them; without --dry-run it retracts them",
@@ -202,6 +214,7 @@ fn push(
             shared: report.shared,
             took_over: report.took_over,
             unchanged: report.unchanged,
+            unshared: report.unshared_sessions(),
         })?;
         return Ok(ExitStatus::Success);
     }
@@ -221,6 +234,39 @@ fn push(
         }
     );
     Ok(ExitStatus::Success)
+}
+
+/// Names on stderr the projects whose published sessions `team.share` no
+/// longer matches, left published, and how to retract them.
+fn warn_unshared(report: &deja_team::PushReport, origin: &str) {
+    let n = report.unshared_sessions();
+    output::warn(&format!(
+        "{} published as {origin} {} in {} `team.share` no longer names (an entry removed, mistyped or changed?): left published",
+        super::plural(n, "session", "sessions"),
+        if n == 1 { "is" } else { "are" },
+        if report.unshared.len() == 1 {
+            "a project"
+        } else {
+            "projects"
+        }
+    ));
+    for u in &report.unshared {
+        // This machine's own folder names: whole, with control characters escaped.
+        let project = if u.project.is_empty() {
+            "(no project)".to_string()
+        } else if u.project.chars().any(char::is_control) {
+            format!("{:?}", u.project)
+        } else {
+            u.project.clone()
+        };
+        eprintln!(
+            "  {project}: {}",
+            super::plural(u.sessions.len(), "session", "sessions")
+        );
+    }
+    output::hint(
+        "if `team.share` is right, `deja team push --retract-unshared` retracts them (with --dry-run it lists them); otherwise correct `team.share`",
+    );
 }
 
 fn pull(app: &App, settings: &mut Settings, no_embed: bool, as_json: bool) -> Result<ExitStatus> {
@@ -384,6 +430,7 @@ fn status(app: &App, settings: &Settings, as_json: bool) -> Result<ExitStatus> {
             to_push: st.to_push,
             to_remove: st.to_remove,
             to_retract: st.to_retract,
+            unshared: st.unshared,
         })?;
         return Ok(ExitStatus::Success);
     }
@@ -407,14 +454,19 @@ fn status(app: &App, settings: &Settings, as_json: bool) -> Result<ExitStatus> {
     } else {
         println!("shares        {}", st.share.join(", "));
     }
-    let missing = if st.missing > 0 {
-        format!(
+    let mut missing = String::new();
+    if st.unshared > 0 {
+        missing.push_str(&format!(
+            "; {} published but in projects `team.share` no longer names (kept; `deja team push --retract-unshared` retracts them)",
+            st.unshared
+        ));
+    }
+    if st.missing > 0 {
+        missing.push_str(&format!(
             "; {} published but not in this store (kept; `deja team push --retract-missing` retracts them)",
             st.missing
-        )
-    } else {
-        String::new()
-    };
+        ));
+    }
     println!(
         "push          {} shared here; {} to push, {} to retract{missing}",
         super::plural(st.shared, "session", "sessions"),

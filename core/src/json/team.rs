@@ -16,8 +16,8 @@ pub struct Push<'a> {
     pub origin: &'a str,
     /// Sessions sent (new or changed).
     pub pushed: usize,
-    /// Sessions retracted (forgotten here or no longer shared, or missing
-    /// with `--retract-missing`).
+    /// Sessions retracted (forgotten here; no longer shared with
+    /// `--retract-unshared`; missing with `--retract-missing`).
     pub retracted: usize,
     /// The sessions retracted (with `--dry-run`: that would be), and why.
     pub retractions: Vec<Retraction<'a>>,
@@ -31,6 +31,10 @@ pub struct Push<'a> {
     pub took_over: bool,
     /// Sessions the team store already had as they are.
     pub unchanged: usize,
+    /// Published sessions of this origin still here whose project
+    /// `team.share` no longer names, left published (`--retract-unshared`
+    /// retracts them).
+    pub unshared: usize,
 }
 
 /// One retracted session.
@@ -124,6 +128,9 @@ pub struct Status<'a> {
     pub to_remove: usize,
     /// Published sessions the next push retracts.
     pub to_retract: usize,
+    /// Published sessions of this origin still here whose project
+    /// `team.share` no longer names (kept unless `--retract-unshared`).
+    pub unshared: usize,
 }
 
 /// One publisher.
@@ -165,6 +172,7 @@ mod tests {
             shared: 0,
             took_over: false,
             unchanged: 0,
+            unshared: 0,
         };
         assert_eq!(
             keys(&push),
@@ -180,7 +188,8 @@ mod tests {
                 "server",
                 "shared",
                 "took_over",
-                "unchanged"
+                "unchanged",
+                "unshared"
             ]
         );
         assert_eq!(keys(&push.retractions[0]), ["harness", "session_id", "why"]);
@@ -250,6 +259,7 @@ mod tests {
             to_push: 0,
             to_remove: 0,
             to_retract: 0,
+            unshared: 0,
         };
         assert_eq!(
             keys(&status),
@@ -268,7 +278,8 @@ mod tests {
                 "to_pull",
                 "to_push",
                 "to_remove",
-                "to_retract"
+                "to_retract",
+                "unshared"
             ]
         );
         assert_eq!(

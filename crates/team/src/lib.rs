@@ -4,9 +4,9 @@
 //! deja stays local-first: the team store is where published sessions meet,
 //! never where recall runs. [`connect`] opens the team store (checking and
 //! migrating its schema), [`push`] publishes this machine's shared sessions
-//! (only what changed, by content hash; tombstones for what it forgot or no
-//! longer shares, never for what it merely lacks), [`pull`] brings the
-//! others' into a local store (bounded and checked), [`status`] compares
+//! (only what changed, by content hash; tombstones for what it forgot, and
+//! for what it no longer shares or merely lacks only when asked), [`pull`]
+//! brings the others' into a local store (bounded and checked), [`status`] compares
 //! both sides without changing either, and [`machine`] keeps the id that
 //! tells this machine from another using the same name.
 //!
@@ -27,7 +27,7 @@ pub mod status;
 pub use connect::{connect, Settings, Team};
 pub use error::TeamError;
 pub use pull::{pull, PullLimits, PullReport, Skipped};
-pub use push::{push, PushOptions, PushReport, Why};
+pub use push::{push, PushOptions, PushReport, Unshared, Why};
 pub use status::{status, Status};
 
 /// A result with [`TeamError`].

@@ -5,13 +5,16 @@
 //! in key order, so that a push cut short by a crash or a dropped
 //! connection is finished by the next one without duplicates.
 //!
-//! A push retracts only what this store has evidence for: a session it
-//! forgot (a tombstone here) or one still here that is no longer shared.
-//! A published session this store has no trace of (a new data folder, a
-//! `share` entry changed) stays published unless the caller asks for it
-//! to go ([`PushOptions::retract_missing`]). Before anything changes, the
-//! push claims its origin for this machine's id ([`crate::machine`]): an
-//! origin another machine pushes under is refused unless taken over.
+//! A push retracts on its own only what was forgotten here (a tombstone in
+//! this store). Two other kinds of published session stay published unless
+//! the caller asks for them to go: one still in this store whose project
+//! `share` no longer matches (a `share` entry removed, mistyped or changed,
+//! or a project folder renamed: [`PushOptions::retract_unshared`], reported
+//! by project in [`PushReport::unshared`]) and one this store has no trace
+//! of (a new data folder: [`PushOptions::retract_missing`]). Before
+//! anything changes, the push claims its origin for this machine's id
+//! ([`crate::machine`]): an origin another machine pushes under is refused
+//! unless taken over.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -37,6 +40,9 @@ pub struct PushOptions {
     pub dry_run: bool,
     /// Retract as well the published sessions this store has no trace of.
     pub retract_missing: bool,
+    /// Retract as well the published sessions still in this store whose
+    /// project `share` no longer matches.
+    pub retract_unshared: bool,
     /// Push under `team.name` even though another machine pushes under it,
     /// making this machine its publisher.
     pub take_over_name: bool,
@@ -47,7 +53,8 @@ pub struct PushOptions {
 pub enum Why {
     /// Forgotten here (`deja forget`: a tombstone in this store).
     Forgotten,
-    /// Still here, in a project no longer shared.
+    /// Still here, in a project no longer shared (retracted only when
+    /// asked to).
     Unshared,
     /// Not in this store at all (retracted only when asked to).
     Missing,
@@ -75,16 +82,39 @@ pub struct PushReport {
     pub messages: usize,
     /// Sessions the team store already had as they are.
     pub unchanged: usize,
-    /// Sessions retracted (forgotten or no longer shared here, or missing
-    /// with [`PushOptions::retract_missing`]).
+    /// Sessions retracted (forgotten here; no longer shared with
+    /// [`PushOptions::retract_unshared`]; missing with
+    /// [`PushOptions::retract_missing`]).
     pub retracted: usize,
     /// The sessions retracted (or, dry, that would be), and why.
     pub retractions: Vec<(Key, Why)>,
     /// Published sessions of this origin this store has no trace of, left
     /// published (without [`PushOptions::retract_missing`]).
     pub missing: Vec<Key>,
+    /// Published sessions of this origin still in this store whose project
+    /// `share` no longer matches, by project, left published (without
+    /// [`PushOptions::retract_unshared`]).
+    pub unshared: Vec<Unshared>,
     /// Whether this push took the name over from another machine.
     pub took_over: bool,
+}
+
+/// The published sessions of one project of this store that `share` no
+/// longer matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unshared {
+    /// The project as this store knows it: its directory, else its name,
+    /// else the harness's project id (empty when it has none).
+    pub project: String,
+    /// The sessions, in key order.
+    pub sessions: Vec<Key>,
+}
+
+impl PushReport {
+    /// How many sessions [`PushReport::unshared`] holds.
+    pub fn unshared_sessions(&self) -> usize {
+        self.unshared.iter().map(|u| u.sessions.len()).sum()
+    }
 }
 
 /// What this machine's side of the team store needs.
@@ -97,6 +127,8 @@ pub(crate) struct Plan {
     pub to_retract: Vec<(Key, Why)>,
     /// Published sessions this store has no trace of, kept.
     pub missing: Vec<Key>,
+    /// Published sessions still here in projects no longer shared, kept.
+    pub unshared: Vec<Unshared>,
 }
 
 /// The sessions of `store` in the projects `share` names (this machine's
@@ -116,10 +148,22 @@ pub(crate) fn shared_rows(store: &Store, share: &[String]) -> Result<Vec<Session
     Ok(rows.into_values().collect())
 }
 
+/// How a session's project is named in [`Unshared::project`].
+fn project_label(project: &deja_model::Project) -> String {
+    project
+        .dir
+        .as_ref()
+        .or(project.name.as_ref())
+        .or(project.id.as_ref())
+        .cloned()
+        .unwrap_or_default()
+}
+
 /// Compares the shared sessions of `store` (none without a store) with what
 /// the team store holds for this machine. Published sessions missing here
-/// are retracted only with `retract_missing`.
-pub(crate) fn plan(team: &mut Team, store: Option<&Store>, retract_missing: bool) -> Result<Plan> {
+/// are retracted only with `retract_missing` of `options`, and those still
+/// here but no longer shared only with `retract_unshared`.
+pub(crate) fn plan(team: &mut Team, store: Option<&Store>, options: &PushOptions) -> Result<Plan> {
     let origin = team.settings.origin.clone();
     let rows = match store {
         Some(store) => shared_rows(store, &team.settings.share)?,
@@ -171,6 +215,7 @@ pub(crate) fn plan(team: &mut Team, store: Option<&Store>, retract_missing: bool
     };
     let mut to_retract = Vec::new();
     let mut missing = Vec::new();
+    let mut unshared: BTreeMap<String, Vec<Key>> = BTreeMap::new();
     let mut gone: Vec<&(String, String)> = remote
         .iter()
         .filter(|((h, id), (_, forgotten))| {
@@ -185,25 +230,22 @@ pub(crate) fn plan(team: &mut Team, store: Option<&Store>, retract_missing: bool
             harness: h.clone(),
             id: id.clone(),
         };
-        let why = if forgotten.contains(&(h.clone(), id.clone())) {
-            Why::Forgotten
-        } else {
-            let own = match store {
-                Some(store) => store
-                    .session_row(h, id)?
-                    .is_some_and(|r| r.origin.is_none()),
-                None => false,
-            };
-            if own {
-                Why::Unshared
-            } else {
-                Why::Missing
-            }
+        if forgotten.contains(&(h.clone(), id.clone())) {
+            to_retract.push((key, Why::Forgotten));
+            continue;
+        }
+        let own = match store {
+            Some(store) => store.session_row(h, id)?.filter(|r| r.origin.is_none()),
+            None => None,
         };
-        if why == Why::Missing && !retract_missing {
-            missing.push(key);
-        } else {
-            to_retract.push((key, why));
+        match own {
+            Some(_) if options.retract_unshared => to_retract.push((key, Why::Unshared)),
+            Some(row) => unshared
+                .entry(project_label(&row.project))
+                .or_default()
+                .push(key),
+            None if options.retract_missing => to_retract.push((key, Why::Missing)),
+            None => missing.push(key),
         }
     }
     Ok(Plan {
@@ -211,6 +253,10 @@ pub(crate) fn plan(team: &mut Team, store: Option<&Store>, retract_missing: bool
         to_push,
         to_retract,
         missing,
+        unshared: unshared
+            .into_iter()
+            .map(|(project, sessions)| Unshared { project, sessions })
+            .collect(),
     })
 }
 
@@ -269,9 +315,9 @@ fn claim(team: &mut Team, machine_id: &str, take_over: bool) -> Result<bool> {
 }
 
 /// Publishes the shared sessions of `store` that the team store lacks or
-/// holds in another version, and retracts those this machine forgot or no
-/// longer shares (and, with [`PushOptions::retract_missing`], those it has
-/// no trace of). Refused before anything changes when another machine
+/// holds in another version, and retracts those this machine forgot (and,
+/// with [`PushOptions::retract_unshared`], those it no longer shares; with
+/// [`PushOptions::retract_missing`], those it has no trace of). Refused before anything changes when another machine
 /// pushes under this origin (unless [`PushOptions::take_over_name`]).
 /// `progress` hears (sessions done, sessions to send).
 pub fn push(
@@ -299,7 +345,7 @@ pub fn push(
         }
         _ => false,
     };
-    let plan = plan(team, Some(store), options.retract_missing)?;
+    let plan = plan(team, Some(store), &options)?;
     let mut report = PushReport {
         shared: plan.shared.len(),
         pushed: plan.to_push.len(),
@@ -313,6 +359,7 @@ pub fn push(
         retracted: plan.to_retract.len(),
         retractions: plan.to_retract.clone(),
         missing: plan.missing.clone(),
+        unshared: plan.unshared.clone(),
         took_over: taking_over,
     };
     if options.dry_run {

@@ -38,11 +38,14 @@ pub struct Status {
     pub shared: usize,
     /// Of them, new or changed since the last push.
     pub to_push: usize,
-    /// Published sessions to retract at the next push.
+    /// Published sessions to retract at the next push (forgotten here).
     pub to_retract: usize,
     /// Published sessions of this origin this store has no trace of (kept
     /// at a push unless `--retract-missing`).
     pub missing: usize,
+    /// Published sessions of this origin still here whose project `share`
+    /// no longer matches (kept at a push unless `--retract-unshared`).
+    pub unshared: usize,
     /// Whether another machine pushes under this machine's `team.name` (a
     /// push is refused until one of them changes it).
     pub name_taken: bool,
@@ -58,7 +61,7 @@ pub struct Status {
 
 /// Compares `store` (none: an empty one) with the team store.
 pub fn status(team: &mut Team, store: Option<&Store>) -> Result<Status> {
-    let mine = push::plan(team, store, false)?;
+    let mine = push::plan(team, store, &push::PushOptions::default())?;
     let theirs = pull::plan(team, store)?;
     let publishers = team
         .client
@@ -90,6 +93,7 @@ pub fn status(team: &mut Team, store: Option<&Store>) -> Result<Status> {
         to_push: mine.to_push.len(),
         to_retract: mine.to_retract.len(),
         missing: mine.missing.len(),
+        unshared: mine.unshared.iter().map(|u| u.sessions.len()).sum(),
         name_taken: theirs.name_collision.is_some(),
         pulled: match store {
             Some(store) => store.pulled()?.len(),

@@ -9,7 +9,7 @@ use deja_model::{Message, Project, Role, Session};
 use deja_store::ingest::FileState;
 use deja_store::Store;
 use deja_team::scratch::ScratchServer;
-use deja_team::{connect, pull, push, PushOptions, Settings, Why};
+use deja_team::{connect, pull, push, Key, PushOptions, Settings, Unshared, Why};
 
 fn session(id: &str, dir: &str, texts: &[&str]) -> Session {
     Session {
@@ -87,6 +87,7 @@ const OPTIONS: PushOptions = PushOptions {
     force: false,
     dry_run: false,
     retract_missing: false,
+    retract_unshared: false,
     take_over_name: false,
 };
 
@@ -213,7 +214,7 @@ fn live(server: &ScratchServer) -> String {
 }
 
 #[test]
-fn a_push_retracts_only_what_this_store_forgot_or_unshared_and_refuses_a_name_in_use() {
+fn a_push_retracts_only_what_this_store_forgot_and_refuses_a_name_in_use() {
     let server = ScratchServer::start(false).unwrap();
     server.create_team("team", &["ana", "ben"], "pw").unwrap();
     let a_dir = tempfile::tempdir().unwrap();
@@ -264,15 +265,22 @@ fn a_push_retracts_only_what_this_store_forgot_or_unshared_and_refuses_a_name_in
     );
     assert_eq!(live(&server), "3");
 
-    // A share entry changed: the sessions are here but no longer shared.
+    // A share entry changed: the sessions are here but no longer shared,
+    // and a push keeps them published, naming their project.
     let mut unshared = connect(&settings(&server, "ana", "ana@laptop", &["/src/other"])).unwrap();
-    let dry = PushOptions {
-        dry_run: true,
-        ..OPTIONS
-    };
-    let report = push(&mut unshared, &a, dry, &mut |_, _| {}).unwrap();
-    assert_eq!(report.retractions.len(), 3);
-    assert!(report.retractions.iter().all(|(_, w)| *w == Why::Unshared));
+    let report = push(&mut unshared, &a, OPTIONS, &mut |_, _| {}).unwrap();
+    assert_eq!(
+        (report.retracted, report.missing.len()),
+        (0, 0),
+        "{report:?}"
+    );
+    assert_eq!(
+        report.unshared,
+        [Unshared {
+            project: "/src/api".into(),
+            sessions: ["s1", "s2", "s3"].map(key).to_vec(),
+        }]
+    );
     assert_eq!(live(&server), "3");
 
     // Another machine under the same name is refused, changing nothing.
@@ -304,6 +312,96 @@ fn a_push_retracts_only_what_this_store_forgot_or_unshared_and_refuses_a_name_in
         .unwrap_err()
         .to_string();
     assert!(e.contains("another machine pushes under that name"), "{e}");
+}
+
+/// The key of aider session `id` published as `ana@laptop`.
+fn key(id: &str) -> Key {
+    Key {
+        origin: "ana@laptop".into(),
+        harness: "aider".into(),
+        id: id.into(),
+    }
+}
+
+#[test]
+fn sessions_no_longer_shared_are_retracted_only_when_asked_and_then_leave_the_team() {
+    let server = ScratchServer::start(false).unwrap();
+    server.create_team("team", &["ana", "ben"], "pw").unwrap();
+    let a_dir = tempfile::tempdir().unwrap();
+    let mut a = store_with(
+        a_dir.path(),
+        &[
+            session("s1", "/src/api", &["one"]),
+            session("s2", "/src/api", &["two"]),
+            session("s3", "/src/web", &["three"]),
+            session("s4", "/src/web", &["four"]),
+        ],
+    );
+    let both = settings(&server, "ana", "ana@laptop", &["/src/api", "/src/web"]);
+    let report = push(&mut connect(&both).unwrap(), &a, OPTIONS, &mut |_, _| {}).unwrap();
+    assert_eq!(report.pushed, 4);
+    let b_dir = tempfile::tempdir().unwrap();
+    let mut b = Store::open(&b_dir.path().join("index.sqlite")).unwrap();
+    let mut team_b = connect(&settings(&server, "ben", "ben@desk", &[])).unwrap();
+    assert_eq!(
+        pull(&mut team_b, &mut b, &|s| s, &mut |_, _| {})
+            .unwrap()
+            .added,
+        4
+    );
+
+    // `/src/web` mistyped, and s1 forgotten: only s1 goes.
+    let row = a.session_row("aider", "s1").unwrap().unwrap();
+    a.forget(&[row]).unwrap();
+    let mut team = connect(&settings(
+        &server,
+        "ana",
+        "ana@laptop",
+        &["/src/api", "/src/wbe"],
+    ))
+    .unwrap();
+    let report = push(&mut team, &a, OPTIONS, &mut |_, _| {}).unwrap();
+    assert_eq!(report.retractions, [(key("s1"), Why::Forgotten)]);
+    assert_eq!(
+        report.unshared,
+        [Unshared {
+            project: "/src/web".into(),
+            sessions: vec![key("s3"), key("s4")],
+        }]
+    );
+    assert_eq!(report.unshared_sessions(), 2);
+    assert_eq!(live(&server), "3");
+    let status = deja_team::status(&mut team, Some(&a)).unwrap();
+    assert_eq!((status.to_retract, status.unshared), (0, 2));
+    let got = pull(&mut team_b, &mut b, &|s| s, &mut |_, _| {}).unwrap();
+    assert_eq!(got.removed, 1);
+    assert!(b.session_row("aider", "s3").unwrap().is_some());
+
+    // Asked for, a dry run lists them and changes nothing.
+    let before = dump(&server);
+    let ask = PushOptions {
+        retract_unshared: true,
+        ..OPTIONS
+    };
+    let dry = PushOptions {
+        dry_run: true,
+        ..ask
+    };
+    let report = push(&mut team, &a, dry, &mut |_, _| {}).unwrap();
+    assert_eq!(
+        report.retractions,
+        [(key("s3"), Why::Unshared), (key("s4"), Why::Unshared)]
+    );
+    assert!(report.unshared.is_empty(), "{report:?}");
+    assert_eq!(dump(&server), before);
+    // And a push retracts them; the other machine's copies follow.
+    let report = push(&mut team, &a, ask, &mut |_, _| {}).unwrap();
+    assert_eq!(report.retracted, 2);
+    assert_eq!(live(&server), "1");
+    let got = pull(&mut team_b, &mut b, &|s| s, &mut |_, _| {}).unwrap();
+    assert_eq!(got.removed, 2);
+    assert!(b.session_row("aider", "s3").unwrap().is_none());
+    assert!(b.session_row("aider", "s2").unwrap().is_some());
 }
 
 /// Publishes `sessions` as `origin` straight into the team store (as a

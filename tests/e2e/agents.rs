@@ -540,7 +540,8 @@ fn summary(requests: &[Value]) -> String {
 /// takes out): for a file the agent itself rewrote while it ran.
 fn without_deja(mut v: Value, before: &Value) -> Value {
     fn is_deja(v: &Value) -> bool {
-        v == "mcp__deja" || v.to_string().contains(" context --hook ")
+        v.as_str().is_some_and(|s| s.starts_with("mcp__deja"))
+            || v.to_string().contains(" context --hook ")
     }
     for (a, b) in [("mcpServers", "deja"), ("mcp", "deja")] {
         if let Some(o) = v.get_mut(a).and_then(Value::as_object_mut) {

@@ -25,6 +25,7 @@ mod output;
 mod parse;
 mod plugins;
 mod recall;
+mod setup_undo;
 mod team;
 mod trust;
 mod ui;

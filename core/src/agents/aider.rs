@@ -3,16 +3,20 @@
 //! `read:` in `~/.aider.conf.yml`, a line-level edit that keeps every other
 //! key and comment, in each form `read:` can have (absent, a block list, a
 //! one-line flow list, a single value); forms it could not undo exactly are
-//! refused. The original is backed up and `--undo` restores it byte for byte,
-//! or, when the file changed since, takes back deja's change alone (see
-//! [`aider_conf_without`]), never an entry of the user's, and refuses when it
-//! cannot tell.
+//! refused. The file goes through [`edit`] as every agent's does (its YAML
+//! edit is one kind of change there): `--undo` gives back the file as it was
+//! without deja's entry, or, when the file changed since, takes back deja's
+//! change alone (see [`aider_conf_without`]), never an entry of the user's,
+//! and refuses when it cannot tell. A record and backup an earlier deja kept
+//! (`<data>/setup/aider.json`, `~/.aider.conf.yml.deja-backup`) are moved
+//! into that record first.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
-use super::{Agent, Env, Provides, Wiring};
+use super::edit::{self, FileWiring, Kind};
+use super::{Agent, Env, Provides};
 use crate::app::App;
 
 /// The comment that marks deja's line in `~/.aider.conf.yml`.
@@ -370,15 +374,6 @@ fn single_item(key: &ReadKey) -> String {
     }
 }
 
-/// Why `--undo` stops short: the file is left as it is.
-fn refuse_undo(conf: &Path, backup: &Path, entry: &str, why: &str) -> anyhow::Error {
-    anyhow::anyhow!(
-        "cannot undo `deja setup aider` in `{}` safely: {why}; the file is left as it is\nhint: remove `{entry}` from `read:` by hand (the file as it was before setup is in `{}`), then run `deja setup aider --undo` again",
-        conf.display(),
-        backup.display()
-    )
-}
-
 /// `text` (edited since setup) with exactly deja's change taken back: deja's
 /// item removed from the list, in whatever form the list now has, and the
 /// `read:` line setup rewrote put back as it was when the list holds what
@@ -522,27 +517,31 @@ fn single_original(line: &str) -> Option<ReadKey> {
         .filter(|k| !k.value.is_empty() && !k.value.starts_with('['))
 }
 
-/// The state setup keeps to undo its aider change.
-fn aider_state(app: &App) -> PathBuf {
+/// Where an earlier deja kept its record of the aider change
+/// (`<data>/setup/aider.json`), before aider went through [`edit`] as
+/// every agent does.
+fn old_record(app: &App) -> PathBuf {
     app.paths.data_dir.join("setup").join("aider.json")
 }
 
-/// What setup records to undo its aider change (`<data>/setup/aider.json`).
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-struct AiderUndo {
+/// Where an earlier deja kept the original of `~/.aider.conf.yml`.
+fn old_backup(conf: &Path) -> PathBuf {
+    conf.with_file_name(".aider.conf.yml.deja-backup")
+}
+
+/// What an earlier deja recorded to undo its aider change.
+#[derive(Debug, Clone, serde::Deserialize)]
+struct OldRecord {
     /// Whether setup created `~/.aider.conf.yml` (else it backed it up).
     #[serde(default)]
     created: bool,
-    /// `~/.aider.conf.yml`.
-    #[serde(default)]
-    file: PathBuf,
-    /// The SHA-256 of what setup wrote, to tell whether it was edited since.
+    /// The SHA-256 of what setup wrote.
     #[serde(default)]
     written_sha256: String,
     /// deja's entry in `read:`.
     #[serde(default)]
     entry: Option<String>,
-    /// How `read:` looked before (absent from an older deja's record).
+    /// How `read:` looked before.
     #[serde(default)]
     form: Option<Form>,
     /// The `read:` line as it was, for a flow list or a single value.
@@ -550,147 +549,48 @@ struct AiderUndo {
     original: Option<String>,
 }
 
-fn undo_aider(
-    app: &App,
-    conf: &Path,
-    backup: &Path,
-    entry: &str,
-    current: Option<&[u8]>,
-    dry_run: bool,
-) -> Result<Vec<String>> {
-    let mut changes = Vec::new();
-    let state_file = aider_state(app);
-    let state = match std::fs::read_to_string(&state_file) {
-        Ok(s) => s,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(changes),
-        Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", state_file.display())),
+/// Moves an earlier deja's record and backup (the backup was kept in the
+/// home folder) into the one record every agent's files have, so that undo
+/// takes back exactly what that deja did.
+fn migrate(env: &Env, conf: &Path, entry: &str) -> Result<()> {
+    let old = old_record(env.app);
+    let text = match std::fs::read_to_string(&old) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", old.display())),
     };
-    let state: AiderUndo = serde_json::from_str(&state)
-        .with_context(|| format!("`{}` is not what setup wrote", state_file.display()))?;
-    let entry = state.entry.as_deref().unwrap_or(entry);
-    match current {
-        None => {}
-        Some(b) if deja_model::sha256_hex(b) == state.written_sha256 && state.created => {
-            changes.push(format!("remove {}", conf.display()));
-            if !dry_run {
-                std::fs::remove_file(conf)
-                    .with_context(|| format!("cannot remove `{}`", conf.display()))?;
-            }
-        }
-        Some(b) if deja_model::sha256_hex(b) == state.written_sha256 && backup.is_file() => {
-            let original = std::fs::read(backup)
-                .with_context(|| format!("cannot read `{}`", backup.display()))?;
-            changes.push(format!(
-                "restore {} from {}",
-                conf.display(),
-                backup.display()
-            ));
-            if !dry_run {
-                deja_fs::atomic_write(conf, &original)?;
-            }
-        }
-        Some(b) => {
-            // Edited since (or the backup is gone): take back deja's change alone.
-            let Ok(text) = std::str::from_utf8(b) else {
-                return Err(refuse_undo(conf, backup, entry, "it is not UTF-8 text"));
-            };
-            let next = aider_conf_without(text, entry, state.form, state.original.as_deref())
-                .map_err(|why| refuse_undo(conf, backup, entry, &why.0))?;
-            if next != text {
-                if state.created && next.trim().is_empty() {
-                    changes.push(format!("remove {}", conf.display()));
-                    if !dry_run {
-                        std::fs::remove_file(conf)
-                            .with_context(|| format!("cannot remove `{}`", conf.display()))?;
-                    }
-                } else {
-                    changes.push(format!(
-                        "remove deja's entry from {} (edited since setup; the rest is kept)",
-                        conf.display()
-                    ));
-                    if !dry_run {
-                        deja_fs::atomic_write(conf, next.as_bytes())?;
-                    }
-                }
-            }
-        }
-    }
-    if dry_run {
-        return Ok(changes);
-    }
-    match std::fs::remove_file(backup) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e).with_context(|| format!("cannot remove `{}`", backup.display())),
-    }
-    std::fs::remove_file(&state_file)
-        .with_context(|| format!("cannot remove `{}`", state_file.display()))?;
-    Ok(changes)
-}
-
-fn setup_aider(app: &App, dry_run: bool, undo: bool) -> Result<Vec<String>> {
-    let conf = aider_conf(&app.paths.home);
-    let backup = conf.with_file_name(".aider.conf.yml.deja-backup");
-    let entry = crate::commands::aider::context_file(app)
-        .to_string_lossy()
-        .into_owned();
-    let current = match std::fs::read(&conf) {
+    let record: OldRecord = serde_json::from_str(&text)
+        .with_context(|| format!("`{}` is not what setup wrote", old.display()))?;
+    let backup = old_backup(conf);
+    let bytes = match std::fs::read(&backup) {
         Ok(b) => Some(b),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", conf.display())),
+        Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", backup.display())),
     };
-    if undo {
-        return undo_aider(app, &conf, &backup, &entry, current.as_deref(), dry_run);
-    }
-    let mut changes = Vec::new();
-    let text = match current.as_deref().map(std::str::from_utf8) {
-        None => "",
-        Some(Ok(t)) => t,
-        Some(Err(_)) => bail!(
-            "`{}` is not UTF-8 text; setup leaves it alone",
-            conf.display()
-        ),
-    };
-    let edit = aider_conf_with(text, &entry).map_err(|why| {
-        anyhow::anyhow!(
-            "`{}`: {why}; setup leaves it alone (it could not undo the change exactly)\nhint: make `read:` a plain list (`read:` then `  - FILE` lines), or add `{entry}` to it by hand",
-            conf.display()
-        )
-    })?;
-    let Some(edit) = edit else {
-        return Ok(changes);
-    };
-    changes.push(format!("add `{entry}` to `read:` in {}", conf.display()));
-    if dry_run {
-        return Ok(changes);
-    }
-    if let Some(b) = &current {
-        let mode = deja_fs::mode(&conf).unwrap_or(deja_fs::PRIVATE);
-        deja_fs::atomic_write_with_mode(&backup, b, mode)?;
-        changes.push(format!("back up the original to {}", backup.display()));
-    }
-    deja_store::create_private_dir(&app.paths.data_dir)?;
-    let state_file = aider_state(app);
-    if let Some(dir) = state_file.parent() {
-        deja_store::create_private_dir(dir)?;
-    }
-    let record = AiderUndo {
-        created: current.is_none(),
-        file: conf.clone(),
-        written_sha256: deja_model::sha256_hex(edit.text.as_bytes()),
-        entry: Some(entry.clone()),
-        form: Some(edit.form),
-        original: edit.original.clone(),
-    };
-    // The record first: a setup cut short after it is still undone.
-    deja_fs::atomic_write(
-        &state_file,
-        format!("{}\n", serde_json::to_string(&record)?).as_bytes(),
+    edit::adopt_record(
+        &env.state("aider"),
+        conf,
+        record.created,
+        bytes.as_deref(),
+        &record.written_sha256,
+        record.form.map(|form| {
+            let entry = record.entry.unwrap_or_else(|| entry.to_string());
+            (entry, form, record.original)
+        }),
     )?;
-    deja_fs::atomic_write(&conf, edit.text.as_bytes())?;
-    // The file aider will read exists from now on.
-    crate::commands::aider::write_note(app)?;
-    Ok(changes)
+    if bytes.is_some() {
+        std::fs::remove_file(&backup)
+            .with_context(|| format!("cannot remove `{}`", backup.display()))?;
+    }
+    std::fs::remove_file(&old).with_context(|| format!("cannot remove `{}`", old.display()))?;
+    Ok(())
+}
+
+/// deja's file in `read:`.
+fn entry(env: &Env) -> String {
+    crate::commands::aider::context_file(env.app)
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// aider.
@@ -717,23 +617,34 @@ impl Agent for Aider {
         }
         super::on_path("aider").map(|p| format!("{} on PATH", p.display()))
     }
+    fn files(&self, env: &Env) -> Result<Vec<FileWiring>> {
+        Ok(vec![FileWiring {
+            path: aider_conf(env.home()),
+            kind: Kind::YamlRead { entry: entry(env) },
+        }])
+    }
     fn apply(&self, env: &Env, dry_run: bool) -> Result<Vec<String>> {
-        setup_aider(env.app, dry_run, false)
+        let [file] = &self.files(env)?[..] else {
+            return Ok(Vec::new());
+        };
+        if !dry_run {
+            migrate(env, &file.path, &entry(env))?;
+        }
+        let changes = edit::apply(file, &env.state(self.name()), dry_run)?;
+        if !dry_run {
+            // The file aider will read exists from now on.
+            crate::commands::aider::write_note(env.app)?;
+        }
+        Ok(changes)
     }
     fn undo(&self, env: &Env, dry_run: bool) -> Result<Vec<String>> {
-        setup_aider(env.app, dry_run, true)
-    }
-    fn check(&self, env: &Env) -> Result<Wiring> {
-        let conf = aider_conf(env.home());
-        let file = crate::commands::aider::context_file(env.app);
-        let listed = std::fs::read_to_string(&conf)
-            .map(|t| t.contains(file.to_string_lossy().as_ref()))
-            .unwrap_or(false);
-        Ok(if listed {
-            Wiring::Wired
-        } else {
-            Wiring::Missing
-        })
+        let [file] = &self.files(env)?[..] else {
+            return Ok(Vec::new());
+        };
+        if !dry_run {
+            migrate(env, &file.path, &entry(env))?;
+        }
+        edit::undo(file, &env.state(self.name()), dry_run)
     }
 }
 

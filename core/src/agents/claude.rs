@@ -1,6 +1,6 @@
 //! Claude Code: deja's MCP server at user scope (`mcpServers.deja` in
-//! `~/.claude.json`, what `claude mcp add -s user` writes), its tools allowed
-//! (`permissions.allow`), and two hooks in `~/.claude/settings.json`: the
+//! `~/.claude.json`, what `claude mcp add -s user` writes), its three tools
+//! allowed by name (`permissions.allow`: `mcp__deja__recall`, …), and two hooks in `~/.claude/settings.json`: the
 //! project's digest at every SessionStart (startup, resume, clear and after
 //! compaction) and a note when a Bash command fails that an earlier session
 //! met (PostToolUseFailure). `$CLAUDE_CONFIG_DIR` moves both files, as it
@@ -27,8 +27,15 @@ pub fn global_config(env: &Env) -> PathBuf {
         .join(".claude.json")
 }
 
+/// Whether a `permissions.allow` rule is deja's: one of its tools by name,
+/// or the whole server (what earlier versions allowed).
 fn is_allow(v: &Value) -> bool {
-    v == "mcp__deja"
+    v.as_str().is_some_and(|s| {
+        s == "mcp__deja"
+            || super::TOOLS
+                .iter()
+                .any(|t| s.strip_prefix("mcp__deja__") == Some(t))
+    })
 }
 
 /// Claude Code.
@@ -64,20 +71,27 @@ impl Agent for Claude {
                 kind: Kind::Json(vec![Entry::Key {
                     path: vec!["mcpServers", "deja"],
                     value: server,
+                    ours: super::is_deja_server,
                 }]),
             },
             FileWiring {
                 path: config_dir(env).join("settings.json"),
                 kind: Kind::Json(
-                    std::iter::once(Entry::Item {
-                        path: vec!["permissions", "allow"],
-                        value: json!("mcp__deja"),
-                        ours: is_allow,
-                    })
-                    .chain(super::claude_form_hooks(env, "claude", None, Some("Bash")))
-                    .collect(),
+                    super::TOOLS
+                        .iter()
+                        .map(|t| Entry::Item {
+                            path: vec!["permissions", "allow"],
+                            value: json!(format!("mcp__deja__{t}")),
+                            ours: is_allow,
+                        })
+                        .chain(super::claude_form_hooks(env, "claude", None, Some("Bash")))
+                        .collect(),
                 ),
             },
         ])
+    }
+    fn hint(&self) -> Option<&'static str> {
+        // Claude Code rewrites ~/.claude.json while it runs.
+        Some("a Claude Code that is running keeps its settings as it read them: restart it to use deja (setup rereads a file that changes under it)")
     }
 }

@@ -30,9 +30,6 @@ pub fn server_block(env: &Env) -> String {
     );
     text.push_str(&format!("command = {}\n", toml_str(&env.exe_text())));
     text.push_str("args = [\"mcp\"]\n");
-    // deja's tools only read; without this `codex exec` refuses every call
-    // ("requires approval, but approval policy is never").
-    text.push_str("default_tools_approval_mode = \"approve\"\n");
     let vars = super::server_env();
     if !vars.is_empty() {
         let items: Vec<String> = vars
@@ -40,6 +37,14 @@ pub fn server_block(env: &Env) -> String {
             .map(|(k, v)| format!("{k} = {}", toml_str(v)))
             .collect();
         text.push_str(&format!("env = {{ {} }}\n", items.join(", ")));
+    }
+    // deja's tools only read, each approved by name; without this `codex
+    // exec` refuses every call ("requires approval, but approval policy is
+    // never"). A tool a later deja adds is asked about.
+    for t in super::TOOLS {
+        text.push_str(&format!(
+            "[mcp_servers.deja.tools.{t}]\napproval_mode = \"approve\"\n"
+        ));
     }
     text
 }

@@ -4,15 +4,17 @@
 //! shell command that failed (AfterTool on `run_shell_command`), the note of an
 //! earlier session that met the same error. The extension
 //! lives in its own folder, beside a user policy file of deja's that allows
-//! its read-only tools (`policies/deja.toml`): no settings file of the user's
-//! is touched, and `--undo` removes exactly those.
+//! its three read-only tools by name (`policies/deja.toml`): no settings file
+//! of the user's is touched. Every file goes through [`edit`] as a file deja
+//! owns, and `--undo` removes exactly those, then the extension's folders
+//! when nothing else is in them (a file the user added there stays).
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 
 use super::edit::{self, FileWiring, Kind};
-use super::{Agent, Env, Provides, Wiring};
+use super::{Agent, Env, Provides};
 use crate::json::setup as out;
 
 /// The name of deja's Gemini CLI extension (and its folder).
@@ -89,55 +91,6 @@ pub fn gemini_files(exe: &Path) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// Compares deja's Gemini extension on disk with what setup writes.
-fn gemini_wiring(home: &Path, exe: &Path) -> Result<Wiring> {
-    let dir = gemini_extension_dir(home);
-    if !dir.exists() {
-        return Ok(Wiring::Missing);
-    }
-    for (name, content) in gemini_files(exe) {
-        match std::fs::read_to_string(dir.join(name)) {
-            Ok(found) if found == content => {}
-            Ok(_) => {
-                return Ok(Wiring::Stale(format!(
-                    "`{}` differs from what this deja writes",
-                    dir.join(name).display()
-                )))
-            }
-            Err(_) => {
-                return Ok(Wiring::Stale(format!(
-                    "`{}` is missing",
-                    dir.join(name).display()
-                )))
-            }
-        }
-    }
-    Ok(Wiring::Wired)
-}
-
-/// Writes `content` to `path` (creating folders) when it differs: atomically,
-/// keeping the file's mode (`0644` when new).
-fn write_if_changed(
-    path: &Path,
-    content: &str,
-    changes: &mut Vec<String>,
-    dry_run: bool,
-) -> Result<()> {
-    if std::fs::read_to_string(path).ok().as_deref() == Some(content) {
-        return Ok(());
-    }
-    changes.push(format!("write {}", path.display()));
-    if dry_run {
-        return Ok(());
-    }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create `{}`", dir.display()))?;
-    }
-    deja_fs::atomic_write_with_mode(path, content.as_bytes(), 0o644)?;
-    Ok(())
-}
-
 /// The first line of deja's policy file.
 const POLICY_MARKER: &str = "# deja: allows deja's MCP tools, which only read the memory. Written by `deja setup gemini`; `deja setup gemini --undo` removes it.";
 
@@ -149,54 +102,37 @@ fn policy(home: &Path) -> FileWiring {
     FileWiring {
         path: gemini_home(home).join("policies").join("deja.toml"),
         kind: Kind::Owned {
-            marker: POLICY_MARKER,
-            text: format!(
-                "{POLICY_MARKER}\n[[rule]]\nmcpName = \"{EXTENSION}\"\ntoolName = \"*\"\ndecision = \"allow\"\npriority = 100\n"
-            ),
+            marker: Some(POLICY_MARKER),
+            text: std::iter::once(format!("{POLICY_MARKER}\n"))
+                .chain(super::TOOLS.iter().map(|t| {
+                    format!(
+                        "[[rule]]\nmcpName = \"{EXTENSION}\"\ntoolName = \"{t}\"\ndecision = \"allow\"\npriority = 100\n"
+                    )
+                }))
+                .collect(),
+            legacy: None,
         },
     }
 }
 
-fn undo_gemini(home: &Path, dry_run: bool) -> Result<Vec<String>> {
+/// The extension's files as files deja owns: the marker file first (an
+/// earlier deja's marker says the other two are deja's), so that undo,
+/// which goes in reverse, removes it last, with the folder.
+fn extension_files(home: &Path, exe: &Path) -> Vec<FileWiring> {
     let dir = gemini_extension_dir(home);
-    let mut changes = Vec::new();
-    if !dir.exists() {
-        return Ok(changes);
-    }
-    if !dir.join(MARKER).is_file() {
-        bail!(
-            "`{}` was not written by `deja setup gemini` (no `{MARKER}`); it is left alone",
-            dir.display()
-        );
-    }
-    changes.push(format!("remove {}", dir.display()));
-    if dry_run {
-        return Ok(changes);
-    }
-    std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove `{}`", dir.display()))?;
-    // The `extensions` folder goes too when deja's was all it held.
-    if let Some(parent) = dir.parent() {
-        if std::fs::read_dir(parent).is_ok_and(|mut d| d.next().is_none()) {
-            changes.push(format!("remove {} (empty)", parent.display()));
-            let _ = std::fs::remove_dir(parent);
-        }
-    }
-    Ok(changes)
-}
-
-fn apply_gemini(home: &Path, exe: &Path, dry_run: bool) -> Result<Vec<String>> {
-    let dir = gemini_extension_dir(home);
-    let mut changes = Vec::new();
-    if dir.exists() && !dir.join(MARKER).is_file() {
-        bail!(
-            "`{}` exists and was not written by deja; move it away, then run `deja setup gemini` again",
-            dir.display()
-        );
-    }
-    for (name, content) in gemini_files(exe) {
-        write_if_changed(&dir.join(name), &content, &mut changes, dry_run)?;
-    }
-    Ok(changes)
+    let mut files: Vec<FileWiring> = gemini_files(exe)
+        .into_iter()
+        .map(|(name, text)| FileWiring {
+            path: dir.join(name),
+            kind: Kind::Owned {
+                marker: None,
+                text,
+                legacy: (name != MARKER).then(|| dir.join(MARKER)),
+            },
+        })
+        .collect();
+    files.rotate_right(1);
+    files
 }
 
 /// Gemini CLI.
@@ -219,32 +155,37 @@ impl Agent for Gemini {
     fn found(&self, env: &Env) -> Option<String> {
         super::found_at(&gemini_home(env.home()), "gemini")
     }
-    fn apply(&self, env: &Env, dry_run: bool) -> Result<Vec<String>> {
-        let mut changes = apply_gemini(env.home(), &env.exe, dry_run)?;
-        changes.extend(edit::apply(
-            &policy(env.home()),
-            &env.state(self.name()),
-            dry_run,
-        )?);
-        Ok(changes)
+    fn files(&self, env: &Env) -> Result<Vec<FileWiring>> {
+        let mut files = extension_files(env.home(), &env.exe);
+        files.push(policy(env.home()));
+        Ok(files)
     }
     fn undo(&self, env: &Env, dry_run: bool) -> Result<Vec<String>> {
-        let mut changes = undo_gemini(env.home(), dry_run)?;
-        changes.extend(edit::undo(
-            &policy(env.home()),
-            &env.state(self.name()),
-            dry_run,
-        )?);
+        let state = env.state(self.name());
+        let files: Vec<FileWiring> = self.files(env)?.into_iter().rev().collect();
+        let mut changes = Vec::new();
+        for f in &files {
+            changes.extend(edit::undo(f, &state, true)?);
+        }
+        if dry_run {
+            return Ok(changes);
+        }
+        let mut changes = Vec::new();
+        for f in &files {
+            changes.extend(edit::undo(f, &state, false)?);
+        }
+        // The extension's folders, when deja's files were all they held
+        // (an earlier deja kept no record of the folders it made).
+        let dir = gemini_extension_dir(env.home());
+        for d in [dir.join("hooks"), dir.clone()] {
+            let _ = std::fs::remove_dir(d);
+        }
+        if let Some(parent) = dir.parent() {
+            if std::fs::remove_dir(parent).is_ok() {
+                changes.push(format!("remove {} (empty)", parent.display()));
+            }
+        }
         Ok(changes)
-    }
-    fn check(&self, env: &Env) -> Result<Wiring> {
-        Ok(match gemini_wiring(env.home(), &env.exe)? {
-            Wiring::Wired if !edit::is_wired(&policy(env.home()))? => Wiring::Stale(format!(
-                "`{}` is missing",
-                policy(env.home()).path.display()
-            )),
-            w => w,
-        })
     }
     fn hint(&self) -> Option<&'static str> {
         // Gemini CLI shows an extension's MCP server as "Disabled" in a

@@ -7,15 +7,16 @@
 //! mcp`), the project's digest at session start (`deja context --hook
 //! AGENT`), and a short note when a command fails that an earlier session
 //! met (`deja context --hook AGENT --on tool-failure`). The settings-file
-//! agents (Claude Code, Codex CLI, Qwen Code, OpenCode) change their files
-//! through [`edit`], the one mechanism that also takes the change back.
+//! Every agent changes its files through [`edit`], the one mechanism that
+//! also takes the change back: settings files (JSON, TOML, aider's YAML) and
+//! files of deja's own (plugins, Gemini CLI's extension).
 
 pub mod aider;
 pub mod claude;
 pub mod codex;
 pub mod edit;
 pub mod gemini;
-pub mod json_doc;
+pub mod json_text;
 pub mod opencode;
 pub mod qwen;
 
@@ -114,9 +115,18 @@ pub trait Agent: Sync {
     /// Wires deja in; returns what changed (with `dry_run`, what would).
     fn apply(&self, env: &Env, dry_run: bool) -> Result<Vec<String>> {
         let state = env.state(self.name());
+        let files = self.files(env)?;
+        // Every file is checked before any is written.
         let mut changes = Vec::new();
-        for f in self.files(env)? {
-            changes.extend(edit::apply(&f, &state, dry_run)?);
+        for f in &files {
+            changes.extend(edit::apply(f, &state, true)?);
+        }
+        if dry_run {
+            return Ok(changes);
+        }
+        let mut changes = Vec::new();
+        for f in &files {
+            changes.extend(edit::apply(f, &state, false)?);
         }
         Ok(changes)
     }
@@ -124,9 +134,18 @@ pub trait Agent: Sync {
     /// would).
     fn undo(&self, env: &Env, dry_run: bool) -> Result<Vec<String>> {
         let state = env.state(self.name());
+        // The reverse of setup's order: a folder goes with its last file.
+        let files: Vec<edit::FileWiring> = self.files(env)?.into_iter().rev().collect();
         let mut changes = Vec::new();
-        for f in self.files(env)? {
-            changes.extend(edit::undo(&f, &state, dry_run)?);
+        for f in &files {
+            changes.extend(edit::undo(f, &state, true)?);
+        }
+        if dry_run {
+            return Ok(changes);
+        }
+        let mut changes = Vec::new();
+        for f in &files {
+            changes.extend(edit::undo(f, &state, false)?);
         }
         Ok(changes)
     }
@@ -156,10 +175,93 @@ pub trait Agent: Sync {
     }
 }
 
-/// Whether a hook item is deja's (of this version or an earlier one).
-pub fn is_deja_hook(v: &serde_json::Value) -> bool {
-    v.to_string().contains(" context --hook ")
+/// The words of a POSIX shell command line (quotes and backslashes as the
+/// shell reads them); `None` when a quote does not close.
+fn shell_words(s: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        c => w.push(c),
+                    }
+                }
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => w.push(chars.next()?),
+                        c => w.push(c),
+                    }
+                }
+            }
+            '\\' => word.get_or_insert_with(String::new).push(chars.next()?),
+            c if c.is_whitespace() => words.extend(word.take()),
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    Some(words)
 }
+
+/// Whether a program path is deja's (its file name is `deja`).
+pub fn is_deja_program(program: &str) -> bool {
+    Path::new(program)
+        .file_name()
+        .is_some_and(|n| n == "deja" || n == "deja.exe")
+}
+
+/// Whether a hook command is deja's, of this version or an earlier one:
+/// `[VAR=value ...] PATH/deja context --hook ...`, told by its program and
+/// arguments (never by a substring of another command).
+pub fn is_deja_command(command: &str) -> bool {
+    let Some(words) = shell_words(command) else {
+        return false;
+    };
+    let mut rest = words.iter().skip_while(|w| {
+        w.split_once('=').is_some_and(|(k, _)| {
+            !k.is_empty()
+                && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !k.starts_with(|c: char| c.is_ascii_digit())
+        })
+    });
+    rest.next().is_some_and(|p| is_deja_program(p))
+        && rest.next().is_some_and(|w| w == "context")
+        && rest.next().is_some_and(|w| w == "--hook")
+}
+
+/// Whether an MCP server entry is deja's, wherever that deja is and
+/// whatever its variables: `{"command": ".../deja", "args": ["mcp"]}`, or
+/// OpenCode's `{"command": [".../deja", "mcp"]}`.
+pub fn is_deja_server(v: &serde_json::Value) -> bool {
+    let args_mcp = |a: &[serde_json::Value]| a.len() == 1 && a[0] == "mcp";
+    match v.get("command") {
+        Some(serde_json::Value::String(c)) => {
+            is_deja_program(c)
+                && v.get("args")
+                    .and_then(serde_json::Value::as_array)
+                    .is_some_and(|a| args_mcp(a))
+        }
+        Some(serde_json::Value::Array(c)) => {
+            c.first()
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(is_deja_program)
+                && args_mcp(&c[1..])
+        }
+        _ => false,
+    }
+}
+
+/// The names of deja's MCP tools, each allowed without a prompt where an
+/// agent allows tools one by one (they only read the memory).
+pub const TOOLS: [&str; 3] = ["recall", "session", "sessions"];
 
 /// deja's hooks in the Claude Code form, which Claude Code, Codex CLI and
 /// Qwen Code take: the digest at every SessionStart and, where the agent has
@@ -178,19 +280,19 @@ pub fn claude_form_hooks(
         }
         h
     };
-    let mut entries = vec![edit::Entry::Item {
+    let mut entries = vec![edit::Entry::Hook {
         path: vec!["hooks", "SessionStart"],
-        value: serde_json::json!({"hooks": [hook(format!("context --hook {agent}"), 10)]}),
-        ours: is_deja_hook,
+        group: serde_json::json!({"hooks": [hook(format!("context --hook {agent}"), 10)]}),
+        ours: is_deja_command,
     }];
     if let Some(tool) = failure_tool {
-        entries.push(edit::Entry::Item {
+        entries.push(edit::Entry::Hook {
             path: vec!["hooks", "PostToolUseFailure"],
-            value: serde_json::json!({
+            group: serde_json::json!({
                 "matcher": tool,
                 "hooks": [hook(format!("context --hook {agent} --on tool-failure"), 5)],
             }),
-            ours: is_deja_hook,
+            ours: is_deja_command,
         });
     }
     entries
@@ -278,4 +380,41 @@ pub fn env_path(key: &str) -> Option<PathBuf> {
     std::env::var_os(key)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn deja_commands_are_told_by_their_program() {
+        let ours = Env::command_for(Path::new("/opt/it's here/deja"), "context --hook claude");
+        assert!(is_deja_command(&ours), "{ours}");
+        assert!(is_deja_command(
+            "DEJA_HOME='/x y' /old/deja context --hook qwen --on tool-failure"
+        ));
+        for other in [
+            "~/bin/notify-start",
+            "echo ' context --hook '",
+            "/usr/bin/not-deja context --hook claude",
+            "deja-wrapper context --hook claude",
+            "/bin/deja mcp",
+            "sh -c '/bin/deja context --hook claude'",
+        ] {
+            assert!(!is_deja_command(other), "{other}");
+        }
+        assert!(is_deja_server(
+            &json!({"command": "/a/deja", "args": ["mcp"], "env": {"X": "1"}})
+        ));
+        assert!(is_deja_server(
+            &json!({"command": ["/b/deja", "mcp"], "type": "local"})
+        ));
+        assert!(!is_deja_server(
+            &json!({"command": "/a/other", "args": ["mcp"]})
+        ));
+        assert!(!is_deja_server(
+            &json!({"command": "/a/deja", "args": ["mcp", "--x"]})
+        ));
+    }
 }

@@ -3,8 +3,9 @@
 //! `{"type": "local", "command": [...]}`, the form `opencode mcp add`
 //! writes), and a plugin file of deja's own in the `plugin/` folder beside
 //! it (OpenCode loads `{plugin,plugins}/*.{js,ts}` from its config folders)
-//! that adds the project's digest to the system prompt
-//! (`experimental.chat.system.transform`).
+//! that puts the project's digest before the first user message of each
+//! conversation (`experimental.chat.messages.transform`), not in the system
+//! prompt.
 
 use std::path::PathBuf;
 
@@ -26,30 +27,47 @@ pub fn config_dir(env: &Env) -> PathBuf {
         .join("opencode")
 }
 
-/// deja's plugin: runs `deja context --project DIR` once when OpenCode
-/// loads it, and adds the digest to each request's system prompt.
+/// deja's plugin: starts `deja context --project DIR` in the background
+/// when OpenCode loads it (OpenCode's start does not wait for it), and puts
+/// the digest before the first user message of each conversation, as text
+/// of the user's turn (`experimental.chat.messages.transform`), never in the
+/// system prompt: recalled text is data, not instructions. The part is
+/// added to the request only; OpenCode's stored session stays as it was.
 pub fn plugin_text(env: &Env) -> String {
     let exe = serde_json::to_string(&env.exe_text()).unwrap_or_default();
     let vars = serde_json::to_string(&super::server_env_json()).unwrap_or_default();
     format!(
         r#"{PLUGIN_MARKER}
-import {{ execFileSync }} from "node:child_process";
+import {{ execFile }} from "node:child_process";
 
 export const DejaMemory = async ({{ directory }}) => {{
-  let digest = "";
-  try {{
-    digest = execFileSync({exe}, ["context", "--project", directory], {{
-      env: {{ ...process.env, ...{vars} }},
-      encoding: "utf8",
-      timeout: 10000,
-      stdio: ["ignore", "pipe", "ignore"],
-    }});
-  }} catch {{
-    digest = "";
-  }}
+  const digest = new Promise((resolve) => {{
+    try {{
+      execFile(
+        {exe},
+        ["context", "--project", directory],
+        {{ env: {{ ...process.env, ...{vars} }}, encoding: "utf8", timeout: 10000 }},
+        (error, stdout) => resolve(error ? "" : String(stdout)),
+      );
+    }} catch {{
+      resolve("");
+    }}
+  }});
   return {{
-    "experimental.chat.system.transform": async (_input, output) => {{
-      if (digest.trim()) output.system.push(digest);
+    "experimental.chat.messages.transform": async (_input, output) => {{
+      const first = (output.messages ?? []).find((m) => m.info?.role === "user");
+      if (!first || first.parts.some((p) => p.dejaDigest)) return;
+      const text = await digest;
+      if (!text.trim()) return;
+      first.parts.unshift({{
+        id: `${{first.info.id}}-deja`,
+        sessionID: first.info.sessionID,
+        messageID: first.info.id,
+        type: "text",
+        text,
+        synthetic: true,
+        dejaDigest: true,
+      }});
     }},
   }};
 }};
@@ -70,7 +88,7 @@ impl Agent for OpenCode {
     fn provides(&self) -> Provides {
         Provides {
             mcp: true,
-            session_start: Some("a plugin that adds the digest to the system prompt"),
+            session_start: Some("a plugin that adds the digest before the first user message"),
             failure_notes: false,
         }
     }
@@ -94,13 +112,15 @@ impl Agent for OpenCode {
                 kind: Kind::Json(vec![Entry::Key {
                     path: vec!["mcp", "deja"],
                     value: server,
+                    ours: super::is_deja_server,
                 }]),
             },
             FileWiring {
                 path: dir.join("plugin").join("deja.js"),
                 kind: Kind::Owned {
-                    marker: PLUGIN_MARKER,
+                    marker: Some(PLUGIN_MARKER),
                     text: plugin_text(env),
+                    legacy: None,
                 },
             },
         ])

@@ -1,4 +1,5 @@
-//! Qwen Code: deja's MCP server (`mcpServers.deja`) and two hooks in
+//! Qwen Code: deja's MCP server (`mcpServers.deja`), its three tools allowed
+//! by name (`permissions.allow`: `mcp__deja__recall`, …) and two hooks in
 //! `~/.qwen/settings.json` (`$QWEN_HOME` moves the folder): the project's
 //! digest at every SessionStart (startup, resume, clear, compact) and a note
 //! when a shell command fails that an earlier session met
@@ -16,6 +17,15 @@ use super::{Agent, Env, Provides};
 /// Qwen Code's folder: `$QWEN_HOME`, else `~/.qwen`.
 pub fn qwen_home(env: &Env) -> PathBuf {
     super::env_path("QWEN_HOME").unwrap_or_else(|| env.home().join(".qwen"))
+}
+
+/// Whether a `permissions.allow` rule is one of deja's tools.
+fn is_allow(v: &serde_json::Value) -> bool {
+    v.as_str().is_some_and(|s| {
+        super::TOOLS
+            .iter()
+            .any(|t| s.strip_prefix("mcp__deja__") == Some(t))
+    })
 }
 
 /// Qwen Code.
@@ -48,10 +58,15 @@ impl Agent for Qwen {
                         "command": env.exe_text(),
                         "args": ["mcp"],
                         "env": super::server_env_json(),
-                        // deja's tools only read: no confirmation per call.
-                        "trust": true,
                     }),
+                    ours: super::is_deja_server,
                 })
+                // deja's tools only read: no confirmation per call, tool by tool.
+                .chain(super::TOOLS.iter().map(|t| Entry::Item {
+                    path: vec!["permissions", "allow"],
+                    value: json!(format!("mcp__deja__{t}")),
+                    ours: is_allow,
+                }))
                 .chain(super::claude_form_hooks(
                     env,
                     "qwen",

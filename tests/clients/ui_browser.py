@@ -1,15 +1,22 @@
 """Drives `deja ui` in a real browser (Chromium through ChromeDriver, with
 Selenium's Python client) and checks what a person sees.
 
-Argument: one JSON object with base (http://127.0.0.1:PORT), token,
-chromium, chromedriver, profile (a folder for the browser's profile), shots
-(where screenshots go), and the ids of three sessions: tenant (found by the
-query below), hostile (a transcript full of markup) and forget (forgotten
-through the page). Exits 1 at the first failed check, naming it.
+Argument: one JSON object with base (http://IP:PORT, the page's address),
+open (the file:// address `deja ui` handed the browser), chromium,
+chromedriver, profile (a folder for the browser's profile), shots (where
+screenshots go), and the ids of three sessions: tenant (found by the query
+below), hostile (a transcript full of markup) and forget (forgotten through
+the page). Exits 1 at the first failed check, naming it.
+
+Another web service runs beside the page, on 127.0.0.1 (where local
+development servers and tool pages live), and records the cookies the
+browser sends it: the page's cookie must never be among them.
 """
 
+import http.server
 import json
 import sys
+import threading
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -18,6 +25,34 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 cfg = json.loads(sys.argv[1])
 base = cfg["base"]
+
+
+class Recorder(http.server.BaseHTTPRequestHandler):
+    """Another local service: records the Cookie header of each request."""
+
+    cookies = []
+
+    def do_GET(self):
+        Recorder.cookies.append(self.headers.get("Cookie") or "")
+        body = b"<!doctype html><title>another service</title><p>another service</p>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def serve_beside(ip):
+    server = http.server.ThreadingHTTPServer((ip, 0), Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://{ip}:{server.server_address[1]}"
+
+
+other = serve_beside("127.0.0.1")
+others = [other, other.replace("127.0.0.1", "localhost")]
 
 
 def check(ok, what):
@@ -65,9 +100,34 @@ try:
     driver.get(base + "/")
     check("needs the address" in body_text(), "a request without the token is refused")
 
-    # The printed address lets the browser in and drops the token.
-    driver.get(f"{base}/?token={cfg['token']}")
-    check(driver.current_url == base + "/", f"the token leaves the address ({driver.current_url})")
+    # The file `deja ui` handed the browser lets it in; the code leaves the address.
+    check(cfg["open"].startswith("file://"), f"the browser is handed a file ({cfg['open']})")
+    driver.get(cfg["open"])
+    wait.until(lambda d: d.current_url.startswith(base))
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "ul.sessions li"))
+    check(driver.current_url == base + "/", f"the code leaves the address ({driver.current_url})")
+    check("token" not in driver.current_url, "no token in the address bar")
+    names = [c["name"] for c in driver.get_cookies()]
+    check(any(n.startswith("deja_ui_") for n in names), f"the page set its cookie ({names})")
+    # A token in the address is dropped even when the cookie lets the browser in.
+    driver.get(f"{base}/timeline?token=whatever")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "table.timeline"))
+    check(driver.current_url == base + "/timeline", f"a token never stays in the address ({driver.current_url})")
+    driver.get(f"{base}//evil.example/x?token=whatever")
+    wait.until(lambda d: "token" not in d.current_url)
+    check(driver.current_url.startswith(base + "/"), f"the address stays on the page ({driver.current_url})")
+
+    # Other services on the loopback never receive the page's cookie.
+    for other in others:
+        driver.get(other + "/")
+        wait.until(lambda d: "another service" in body_text())
+        driver.get(other + "/x")
+        wait.until(lambda d: "another service" in body_text())
+    leaked = [c for c in Recorder.cookies if "deja_ui_" in c]
+    check(len(Recorder.cookies) >= 2 * len(others), f"the other services were visited ({len(Recorder.cookies)} requests)")
+    check(not leaked, f"no other service got the page's cookie ({leaked[:2]})")
+    driver.get(base + "/")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "ul.sessions li"))
     check(driver.find_elements(By.CSS_SELECTOR, "ul.sessions li"), "the front page lists the newest sessions")
 
     # Search the demo fixtures.

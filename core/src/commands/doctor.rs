@@ -61,10 +61,10 @@ pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
     })
 }
 
-/// The report `deja doctor --json` prints, as a JSON value (for the status
-/// page of `deja ui`).
-pub fn report(app: &App) -> Result<serde_json::Value> {
-    with_report(app, |report, _| Ok(serde_json::to_value(report)?))
+/// Gathers the report `deja doctor --json` prints and hands it to `then`
+/// (the status page of `deja ui` takes what it shows from it).
+pub fn report<T>(app: &App, then: impl FnOnce(&out::Doctor<'_>) -> T) -> Result<T> {
+    with_report(app, |report, _| Ok(then(report)))
 }
 
 /// Gathers the report and hands it, with its problems, to `then`.

@@ -1,21 +1,33 @@
-//! Who may ask the page anything. The server listens on 127.0.0.1 only,
-//! which keeps other machines out; the guard keeps out other local users
-//! and other web pages:
+//! Who may ask the page anything. The server listens on a loopback address
+//! only, which keeps other machines out; the guard keeps out other local
+//! users, other local services and other web pages:
 //!
-//! - a random token, made per run, is in the address `deja ui` prints; the
-//!   first request that carries it is answered with a redirect that sets
-//!   it as a cookie (`HttpOnly`, `SameSite=Strict`, named for the port), and
-//!   every request after must carry the cookie;
-//! - the `Host` header must name the loopback address and this port, so a
-//!   page whose domain is rebound to 127.0.0.1 is refused;
-//! - a request that writes (a POST) must also carry the token in its form
-//!   and, when the browser says where it comes from (`Origin`), come from
-//!   this page;
+//! - the address is one of 127.0.0.0/8 drawn at random for the run (where
+//!   the system serves them all, as Linux does), so the page's cookie
+//!   belongs to a host no other service answers at: browsers scope cookies
+//!   by host, not by port, and a cookie of 127.0.0.1 would be sent to every
+//!   service on 127.0.0.1;
+//! - a way in is a one-time code in the address (`?token=`), random and
+//!   made per run: the first request that carries it spends it and is
+//!   answered with a fresh session secret as a cookie (`HttpOnly`,
+//!   `SameSite=Strict`) and a page that forwards to the same address
+//!   without the code; a spent code admits nothing, so an address seen in
+//!   a process list or a browser's history is worth nothing;
+//! - any address that carries `token` is forwarded without it, so the code
+//!   never stays in the address bar;
+//! - the `Host` header must name this server's address and port exactly,
+//!   so a page whose domain is rebound to the loopback is refused;
+//! - a request that writes (a POST) must also carry the forms' token and,
+//!   when the browser says where it comes from (`Origin`), come from this
+//!   page;
 //! - every answer carries a strict Content-Security-Policy (nothing but
 //!   this page's own stylesheet and forms; no script at all), and is never
 //!   framed or cached; a referrer goes to this page only (so that the
 //!   browser names this page as the `Origin` of its forms, where
 //!   `no-referrer` would make it `null`).
+
+use std::net::SocketAddr;
+use std::sync::{Mutex, MutexGuard};
 
 use anyhow::{Context, Result};
 
@@ -37,15 +49,23 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("cross-origin-resource-policy", "same-origin"),
 ];
 
+/// `N` bytes from the system's random source.
+pub fn random<const N: usize>() -> Result<[u8; N]> {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes).context("cannot read the system's random source")?;
+    Ok(bytes)
+}
+
 /// A new random token: hex, from the system's random source.
 pub fn new_token() -> Result<String> {
-    let mut bytes = [0u8; TOKEN_BYTES];
-    getrandom::fill(&mut bytes).context("cannot read the system's random source for a token")?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(random::<TOKEN_BYTES>()?
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
 }
 
 /// Compares two strings in time that does not depend on where they differ.
-fn same(a: &str, b: &str) -> bool {
+fn constant_time_eq(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())
@@ -64,7 +84,7 @@ pub struct Presented<'a> {
     pub origin: Option<&'a str>,
     /// The `Cookie` header.
     pub cookie: Option<&'a str>,
-    /// The `token` parameter of the address.
+    /// The `token` parameter of the address, when there is one.
     pub query_token: Option<&'a str>,
     /// The `token` field of the form (for a write).
     pub form_token: Option<&'a str>,
@@ -75,24 +95,65 @@ pub struct Presented<'a> {
 pub enum Verdict {
     /// Answer the request.
     Pass,
-    /// The address carried the right token: set the cookie and send the
-    /// browser to the same address without it.
-    SetCookie,
+    /// The address carries `token`: send the browser to the same address
+    /// without it, setting this cookie when the token was an unspent
+    /// one-time code.
+    Forward {
+        /// The `Set-Cookie` value, when the code let the browser in.
+        set_cookie: Option<String>,
+    },
     /// Refuse, with this status and reason.
     Refuse(u16, &'static str),
 }
 
-/// The guard of one run: its token and port.
-#[derive(Debug, Clone)]
+/// The secrets of one run that change while it serves.
+#[derive(Debug, Default)]
+struct Keys {
+    /// One-time codes not yet spent.
+    codes: Vec<String>,
+    /// Session secrets handed out as cookies (one per code spent).
+    sessions: Vec<String>,
+}
+
+/// The guard of one run: its address, the forms' token, its codes and
+/// sessions.
+#[derive(Debug)]
 pub struct Guard {
-    token: String,
+    /// `IP:PORT`, as the `Host` header must name it.
+    host: String,
     port: u16,
+    form_token: String,
+    keys: Mutex<Keys>,
 }
 
 impl Guard {
-    /// The guard for `token` on `port`.
-    pub fn new(token: String, port: u16) -> Guard {
-        Guard { token, port }
+    /// The guard of the server at `address`, whose write forms carry
+    /// `form_token`.
+    pub fn new(address: SocketAddr, form_token: String) -> Guard {
+        Guard {
+            host: address.to_string(),
+            port: address.port(),
+            form_token,
+            keys: Mutex::new(Keys::default()),
+        }
+    }
+
+    fn keys(&self) -> MutexGuard<'_, Keys> {
+        // The keys are plain lists; a panic elsewhere leaves them whole.
+        self.keys.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The token the forms that write carry.
+    pub fn form_token(&self) -> &str {
+        &self.form_token
+    }
+
+    /// A new one-time code: it admits the first browser that brings it,
+    /// then nothing.
+    pub fn one_time_code(&self) -> Result<String> {
+        let code = new_token()?;
+        self.keys().codes.push(code.clone());
+        Ok(code)
     }
 
     /// The cookie's name: one per port, so two runs do not mix.
@@ -100,36 +161,52 @@ impl Guard {
         format!("deja_ui_{}", self.port)
     }
 
-    /// The `Set-Cookie` value that admits the browser.
-    pub fn set_cookie(&self) -> String {
+    /// The `Set-Cookie` value that admits a browser with `secret`: no
+    /// `Domain`, so it goes back to this host only.
+    fn set_cookie(&self, secret: &str) -> String {
         format!(
-            "{}={}; Path=/; HttpOnly; SameSite=Strict",
-            self.cookie_name(),
-            self.token
+            "{}={secret}; Path=/; HttpOnly; SameSite=Strict",
+            self.cookie_name()
         )
     }
 
-    /// Whether `host` names this server: 127.0.0.1 or localhost, this port.
+    /// Whether `host` names this server: its address and port, exactly.
     fn host_ok(&self, host: &str) -> bool {
-        let host = host.trim();
-        [
-            format!("127.0.0.1:{}", self.port),
-            format!("localhost:{}", self.port),
-        ]
-        .iter()
-        .any(|h| host.eq_ignore_ascii_case(h))
+        host.trim().eq_ignore_ascii_case(&self.host)
     }
 
-    /// The token the cookie header carries for this port, if any.
-    fn cookie_token<'a>(&self, cookie: &'a str) -> Option<&'a str> {
+    /// The values the cookie header carries under this run's name.
+    fn cookie_values<'a>(&self, cookie: &'a str) -> impl Iterator<Item = &'a str> {
         let name = self.cookie_name();
-        cookie.split(';').find_map(|pair| {
+        cookie.split(';').filter_map(move |pair| {
             let (k, v) = pair.trim().split_once('=')?;
             (k == name).then_some(v)
         })
     }
 
-    /// Decides about one request.
+    /// Whether the cookie header carries a session secret of this run.
+    fn has_session(&self, cookie: Option<&str>) -> bool {
+        let keys = self.keys();
+        cookie.is_some_and(|c| {
+            self.cookie_values(c)
+                .any(|v| keys.sessions.iter().any(|s| constant_time_eq(v, s)))
+        })
+    }
+
+    /// Spends the one-time code `code`, if it is one not yet spent, and
+    /// returns the session secret it buys.
+    fn spend(&self, code: &str) -> Result<Option<String>> {
+        let mut keys = self.keys();
+        let Some(i) = keys.codes.iter().position(|c| constant_time_eq(c, code)) else {
+            return Ok(None);
+        };
+        keys.codes.swap_remove(i);
+        let secret = new_token()?;
+        keys.sessions.push(secret.clone());
+        Ok(Some(secret))
+    }
+
+    /// Decides about one request (spending the one-time code it carries).
     pub fn check(&self, p: &Presented<'_>) -> Verdict {
         match p.host {
             Some(h) if self.host_ok(h) => {}
@@ -143,23 +220,34 @@ impl Guard {
             if !from_here {
                 return Verdict::Refuse(403, "a change must come from this page");
             }
-            if !p.form_token.is_some_and(|t| same(t, &self.token)) {
+            if !p
+                .form_token
+                .is_some_and(|t| constant_time_eq(t, &self.form_token))
+            {
                 return Verdict::Refuse(403, "a change needs the page's token");
             }
         }
-        let by_cookie = p
-            .cookie
-            .and_then(|c| self.cookie_token(c))
-            .is_some_and(|t| same(t, &self.token));
-        if by_cookie {
-            return Verdict::Pass;
+        let session = self.has_session(p.cookie);
+        if let (false, Some(code)) = (p.writes, p.query_token) {
+            return match self.spend(code) {
+                Ok(Some(secret)) => Verdict::Forward {
+                    set_cookie: Some(self.set_cookie(&secret)),
+                },
+                Ok(None) if session => Verdict::Forward { set_cookie: None },
+                Ok(None) => Verdict::Refuse(
+                    403,
+                    "this address was used already or is not this run's (each address \
+                     `deja ui` gives opens the page once; run `deja ui` again for a new one)",
+                ),
+                Err(_) => Verdict::Refuse(500, "cannot read the system's random source"),
+            };
         }
-        if !p.writes && p.query_token.is_some_and(|t| same(t, &self.token)) {
-            return Verdict::SetCookie;
+        if session {
+            return Verdict::Pass;
         }
         Verdict::Refuse(
             403,
-            "this page needs the address `deja ui` printed (it carries a token made for this run)",
+            "this page needs the address `deja ui` printed (it carries a code made for this run)",
         )
     }
 }
@@ -168,8 +256,10 @@ impl Guard {
 mod tests {
     use super::*;
 
+    const HOST: &str = "127.9.8.7:4000";
+
     fn guard() -> Guard {
-        Guard::new("t0k".into(), 4000)
+        Guard::new(HOST.parse().unwrap(), "f0rm".into())
     }
 
     fn get<'a>(host: &'a str, cookie: Option<&'a str>, query: Option<&'a str>) -> Presented<'a> {
@@ -181,31 +271,82 @@ mod tests {
         }
     }
 
+    /// Spends `code` and returns the cookie pair (`name=secret`) it buys.
+    fn enter(g: &Guard, code: &str) -> String {
+        match g.check(&get(HOST, None, Some(code))) {
+            Verdict::Forward {
+                set_cookie: Some(c),
+            } => c.split(';').next().unwrap().to_string(),
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
-    fn the_token_in_the_address_sets_the_cookie_and_the_cookie_admits() {
+    fn a_code_admits_once_and_its_cookie_admits_after() {
         let g = guard();
+        let code = g.one_time_code().unwrap();
+        let cookie = enter(&g, &code);
+        assert!(cookie.starts_with("deja_ui_4000="), "{cookie}");
+        // The session secret is not the code.
+        assert!(!cookie.contains(&code));
         assert_eq!(
-            g.check(&get("127.0.0.1:4000", None, Some("t0k"))),
-            Verdict::SetCookie
-        );
-        assert_eq!(
-            g.check(&get("localhost:4000", Some("a=b; deja_ui_4000=t0k"), None)),
+            g.check(&get(HOST, Some(&format!("a=b; {cookie}")), None)),
             Verdict::Pass
         );
-        assert_eq!(
-            g.set_cookie(),
-            "deja_ui_4000=t0k; Path=/; HttpOnly; SameSite=Strict"
+        // Spent: the same code admits nothing more.
+        assert!(matches!(
+            g.check(&get(HOST, None, Some(&code))),
+            Verdict::Refuse(403, _)
+        ));
+        // A second code buys a second, different session.
+        let other = enter(&g, &g.one_time_code().unwrap());
+        assert_ne!(other, cookie);
+        assert_eq!(g.check(&get(HOST, Some(&other), None)), Verdict::Pass);
+    }
+
+    #[test]
+    fn the_cookie_is_host_only_and_strict() {
+        let g = guard();
+        let code = g.one_time_code().unwrap();
+        let Verdict::Forward {
+            set_cookie: Some(set),
+        } = g.check(&get(HOST, None, Some(&code)))
+        else {
+            panic!()
+        };
+        assert!(
+            set.ends_with("; Path=/; HttpOnly; SameSite=Strict"),
+            "{set}"
         );
+        assert!(!set.to_ascii_lowercase().contains("domain"), "{set}");
+    }
+
+    #[test]
+    fn a_token_in_the_address_is_always_forwarded_away() {
+        let g = guard();
+        let cookie = enter(&g, &g.one_time_code().unwrap());
+        // With a valid cookie, any token (spent, wrong) leaves the address.
+        for token in ["", "t0x", "spent"] {
+            assert_eq!(
+                g.check(&get(HOST, Some(&cookie), Some(token))),
+                Verdict::Forward { set_cookie: None },
+                "{token:?}"
+            );
+        }
     }
 
     #[test]
     fn no_token_a_wrong_token_or_another_ports_cookie_is_refused() {
         let g = guard();
+        let code = g.one_time_code().unwrap();
+        let cookie = enter(&g, &code);
+        let secret = cookie.split_once('=').unwrap().1;
         for p in [
-            get("127.0.0.1:4000", None, None),
-            get("127.0.0.1:4000", None, Some("t0x")),
-            get("127.0.0.1:4000", Some("deja_ui_4001=t0k"), None),
-            get("127.0.0.1:4000", Some("deja_ui_4000=t0"), None),
+            get(HOST, None, None),
+            get(HOST, None, Some("t0x")),
+            get(HOST, Some(&format!("deja_ui_4001={secret}")), None),
+            get(HOST, Some(&format!("deja_ui_4000={code}")), None),
+            get(HOST, Some("deja_ui_4000="), None),
         ] {
             assert!(matches!(g.check(&p), Verdict::Refuse(403, _)), "{p:?}");
         }
@@ -214,14 +355,30 @@ mod tests {
     #[test]
     fn a_foreign_host_is_refused_even_with_the_token() {
         let g = guard();
-        for host in ["evil.example:4000", "127.0.0.1:4001", "127.0.0.1"] {
-            let p = get(host, Some("deja_ui_4000=t0k"), Some("t0k"));
+        let code = g.one_time_code().unwrap();
+        let cookie = enter(&g, &code);
+        let fresh = g.one_time_code().unwrap();
+        for host in [
+            "evil.example:4000",
+            "127.9.8.7:4001",
+            "127.0.0.1:4000",
+            "localhost:4000",
+            "127.9.8.7",
+        ] {
+            let p = get(host, Some(&cookie), Some(&fresh));
             assert_eq!(
                 g.check(&p),
                 Verdict::Refuse(403, "this page answers only at its own address"),
                 "{host}"
             );
         }
+        // The refused requests did not spend the code.
+        assert!(matches!(
+            g.check(&get(HOST, None, Some(&fresh))),
+            Verdict::Forward {
+                set_cookie: Some(_)
+            }
+        ));
         assert!(matches!(
             g.check(&Presented::default()),
             Verdict::Refuse(403, _)
@@ -231,16 +388,18 @@ mod tests {
     #[test]
     fn a_write_needs_the_form_token_and_this_origin() {
         let g = guard();
+        let code = g.one_time_code().unwrap();
+        let cookie = enter(&g, &code);
         let base = Presented {
             writes: true,
-            host: Some("127.0.0.1:4000"),
-            cookie: Some("deja_ui_4000=t0k"),
+            host: Some(HOST),
+            cookie: Some(&cookie),
             ..Presented::default()
         };
         assert!(matches!(g.check(&base), Verdict::Refuse(403, _)));
         let ok = Presented {
-            form_token: Some("t0k"),
-            origin: Some("http://127.0.0.1:4000"),
+            form_token: Some("f0rm"),
+            origin: Some("http://127.9.8.7:4000"),
             ..base
         };
         assert_eq!(g.check(&ok), Verdict::Pass);
@@ -252,15 +411,22 @@ mod tests {
             g.check(&foreign),
             Verdict::Refuse(403, "a change must come from this page")
         );
-        // The token in the address does not admit a write.
+        // A code in the address does not admit a write, nor is it spent.
+        let fresh = g.one_time_code().unwrap();
         let by_query = Presented {
             writes: true,
-            host: Some("127.0.0.1:4000"),
-            query_token: Some("t0k"),
-            form_token: Some("t0k"),
+            host: Some(HOST),
+            query_token: Some(&fresh),
+            form_token: Some("f0rm"),
             ..Presented::default()
         };
         assert!(matches!(g.check(&by_query), Verdict::Refuse(403, _)));
+        assert!(matches!(
+            g.check(&get(HOST, None, Some(&fresh))),
+            Verdict::Forward {
+                set_cookie: Some(_)
+            }
+        ));
     }
 
     #[test]

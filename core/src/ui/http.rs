@@ -2,6 +2,13 @@
 //! request is checked by the [`Guard`]; one that passes goes, as a plain
 //! [`Request`], to the thread that owns the engine, and its [`Page`] comes
 //! back. The guard's headers go on every answer, refusals included.
+//!
+//! An address that carries `token` is answered here, without the pages: a
+//! small page that sets the cookie the guard chose (when the token let the
+//! browser in) and forwards to the same address without the token. A page
+//! that forwards, rather than a redirect, because the browser sends the
+//! strict cookie only on a navigation this server's own page starts (the
+//! first address may come from a file or another application).
 
 use std::collections::HashMap;
 use std::net::TcpListener;
@@ -13,6 +20,7 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
 use axum::Router;
+use maud::{html, DOCTYPE};
 use tokio::sync::oneshot;
 
 use super::guard::{Guard, Presented, Verdict, HEADERS};
@@ -25,8 +33,9 @@ const MAX_BODY: usize = 64 * 1024;
 pub struct Request {
     /// Whether it is a POST (else a GET or HEAD).
     pub post: bool,
-    /// The path, percent-decoded, without the query.
-    pub path: String,
+    /// The path's segments, each percent-decoded (so that `%2F` is part
+    /// of a segment, not a separator); empty segments left out.
+    pub segments: Vec<String>,
     /// The address's parameters (the token left out).
     pub query: HashMap<String, String>,
 }
@@ -102,6 +111,62 @@ fn pairs(raw: &[u8]) -> HashMap<String, String> {
     form_urlencoded::parse(raw).into_owned().collect()
 }
 
+/// The segments of `path`: split at `/`, then each percent-decoded.
+fn segments(path: &str) -> Vec<String> {
+    path.split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            percent_encoding::percent_decode_str(s)
+                .decode_utf8_lossy()
+                .into_owned()
+        })
+        .collect()
+}
+
+/// The address of `segments` with the parameters of `query` but `token`:
+/// always a path on this server (one leading `/`, every segment encoded),
+/// never `//host` or `/\host`, which a browser would take for another site.
+fn address_without_token(segments: &[String], query: &HashMap<String, String>) -> String {
+    let mut to = String::from("/");
+    to.push_str(
+        &segments
+            .iter()
+            .map(|s| super::pages::encode(s))
+            .collect::<Vec<_>>()
+            .join("/"),
+    );
+    let mut rest: Vec<(&String, &String)> = query
+        .iter()
+        .filter(|(k, _)| k.as_str() != "token")
+        .collect();
+    rest.sort();
+    if !rest.is_empty() {
+        let mut s = form_urlencoded::Serializer::new(String::new());
+        for (k, v) in rest {
+            s.append_pair(k, v);
+        }
+        to.push('?');
+        to.push_str(&s.finish());
+    }
+    to
+}
+
+/// The page that forwards the browser to `to` (a path on this server).
+fn forward(to: &str) -> Page {
+    let body = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta http-equiv="refresh" content=(format!("0; url={to}"));
+                title { "deja" }
+            }
+            body { p { a href=(to) { "Continue to the page" } } }
+        }
+    };
+    Page::html(200, body.into_string())
+}
+
 /// One request: the guard, then the pages.
 async fn handle(
     State(shared): State<Arc<Shared>>,
@@ -136,41 +201,25 @@ async fn handle(
     });
     match verdict {
         Verdict::Refuse(status, why) => refusal(status, why),
-        Verdict::SetCookie => {
-            // The same address without the token.
-            let rest: Vec<(&String, &String)> = query
-                .iter()
-                .filter(|(k, _)| k.as_str() != "token")
-                .collect();
-            let mut to = uri.path().to_string();
-            if !rest.is_empty() {
-                let mut s = form_urlencoded::Serializer::new(String::new());
-                for (k, v) in rest {
-                    s.append_pair(k, v);
-                }
-                to.push('?');
-                to.push_str(&s.finish());
-            }
-            let mut r = respond(Page {
-                status: 303,
-                content_type: "text/plain; charset=utf-8",
-                body: String::new(),
-                location: Some(to),
-            });
-            if let Ok(v) = HeaderValue::from_str(&shared.guard.set_cookie()) {
+        Verdict::Forward { set_cookie } => {
+            let to = address_without_token(&segments(uri.path()), &query);
+            let mut r = respond(forward(&to));
+            if let Some(v) = set_cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
                 r.headers_mut().insert(header::SET_COOKIE, v);
             }
             r
         }
         Verdict::Pass => {
-            let path = percent_encoding::percent_decode_str(uri.path())
-                .decode_utf8_lossy()
-                .into_owned();
+            let segments = segments(uri.path());
             let mut query = query;
             query.remove("token");
             let (reply, answer) = oneshot::channel();
             let job = Job {
-                request: Request { post, path, query },
+                request: Request {
+                    post,
+                    segments,
+                    query,
+                },
                 reply,
             };
             let sent = match shared.jobs.lock() {
@@ -214,4 +263,37 @@ fn respond(page: Page) -> Response {
         h.insert(header::LOCATION, to);
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn to(path: &str, query: &str) -> String {
+        address_without_token(&segments(path), &pairs(query.as_bytes()))
+    }
+
+    #[test]
+    fn a_segment_keeps_its_encoded_slash() {
+        assert_eq!(segments("/session/a%2Fb"), ["session", "a/b"]);
+        assert_eq!(segments("//session///x/"), ["session", "x"]);
+        assert_eq!(to("/session/a%2Fb", "token=t"), "/session/a%2Fb");
+    }
+
+    #[test]
+    fn the_address_without_the_token_stays_on_this_server() {
+        assert_eq!(to("/", "token=t"), "/");
+        assert_eq!(to("/search", "q=x&token=t"), "/search?q=x");
+        for path in [
+            "//evil.example/x",
+            "///evil.example/x",
+            "/%2F/evil.example/x",
+        ] {
+            let t = to(path, "token=t");
+            assert!(t.starts_with('/') && !t.starts_with("//"), "{path}: {t}");
+            assert!(!t.contains('\\'), "{path}: {t}");
+        }
+        assert_eq!(to("//evil.example/x", "token=t"), "/evil%2Eexample/x");
+        assert_eq!(to("/\\evil.example/x", ""), "/%5Cevil%2Eexample/x");
+    }
 }

@@ -1,16 +1,18 @@
 //! `deja ui`: the memory in a local web page, served by the same engine as
 //! `deja recall`, on this machine only.
 //!
-//! - [`guard`]: who may ask: the loopback interface, a random per-run
-//!   token (in the printed address, then a strict same-site cookie), the
-//!   `Host` header checked against DNS rebinding, a token in every form
-//!   that writes, and the security headers of every answer.
+//! - [`guard`]: who may ask: a loopback address drawn for the run,
+//!   one-time codes that buy a strict same-site cookie, the `Host` header
+//!   checked against DNS rebinding, a token in every form that writes, and
+//!   the security headers of every answer.
+//! - [`browser`]: opening the page without the code on a command line.
 //! - [`http`]: the HTTP side (axum on a tokio thread), which checks each
 //!   request with the guard and hands it to the pages.
 //! - [`pages`]: the pages (search, session, timeline, status, forget),
 //!   rendered on the thread that owns the engine; every stored string
 //!   reaches them through `deja_render::html`.
 
+mod browser;
 mod guard;
 mod http;
 mod pages;
@@ -26,7 +28,7 @@ use crate::{output, ExitStatus};
 /// `deja ui`.
 #[derive(Debug, clap::Args)]
 pub struct UiArgs {
-    /// Port on 127.0.0.1 (0, the default: any free port).
+    /// Port on the page's loopback address (0, the default: any free port).
     #[arg(long, default_value_t = 0)]
     pub port: u16,
     /// Print the page's address without opening a browser.
@@ -36,25 +38,35 @@ pub struct UiArgs {
 
 /// Runs the command: serves until interrupted.
 pub fn run(app: &App, args: &UiArgs) -> Result<ExitStatus> {
-    let token = guard::new_token()?;
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, args.port))
-        .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?;
-    let port = listener.local_addr()?.port();
-    let address = format!("http://127.0.0.1:{port}/?token={token}");
+    let listener = listen(args.port)?;
+    let address = listener.local_addr()?;
+    let guard = guard::Guard::new(address, guard::new_token()?);
+    let form_token = guard.form_token().to_string();
+    // Two ways in, each good once: the printed address, and the one the
+    // browser is sent to.
+    let printed = format!("http://{address}/?token={}", guard.one_time_code()?);
+    let for_browser = if args.no_open {
+        None
+    } else {
+        Some(format!(
+            "http://{address}/?token={}",
+            guard.one_time_code()?
+        ))
+    };
     let (jobs, incoming) = mpsc::channel::<http::Job>();
-    let guard = guard::Guard::new(token.clone(), port);
     let server = std::thread::Builder::new()
         .name("deja-ui-http".into())
         .spawn(move || http::serve(listener, guard, jobs))?;
     // The address is the data of this command: on stdout, alone.
-    println!("{address}");
+    println!("{printed}");
     eprintln!(
-        "deja ui: serving the memory on 127.0.0.1:{port} (only this address, with its token, opens it); Ctrl-C stops"
+        "deja ui: serving the memory on {address}; the address above opens it once \
+         (its cookie keeps the browser in); Ctrl-C stops"
     );
-    if !args.no_open {
-        open_browser(&address);
+    if let Some(address) = for_browser {
+        browser::open(&app.paths.data_dir, &address);
     }
-    let mut site = pages::Site::new(app, token);
+    let mut site = pages::Site::new(app, form_token);
     site.warm_up();
     for job in incoming {
         let page = site.answer(&job.request);
@@ -68,28 +80,25 @@ pub fn run(app: &App, args: &UiArgs) -> Result<ExitStatus> {
     }
 }
 
-/// Opens `address` in the browser (`$BROWSER`, else the desktop's opener),
-/// with a warning when none starts.
-fn open_browser(address: &str) {
-    let opener = std::env::var("BROWSER")
-        .ok()
-        .filter(|b| !b.trim().is_empty());
-    let program = opener.unwrap_or_else(|| {
-        if cfg!(target_os = "macos") {
-            "open".to_string()
-        } else {
-            "xdg-open".to_string()
+/// Listens on `port` (0: any free one) of a loopback address drawn at
+/// random for this run, so that the page's cookie belongs to a host no other
+/// service answers at; where the system serves 127.0.0.1 only (macOS), on
+/// 127.0.0.1, with a warning that its cookie is then sent to every service
+/// there.
+fn listen(port: u16) -> Result<TcpListener> {
+    let [a, b, c] = guard::random::<3>()?;
+    // 127.1.0.1 to 127.254.255.254: never 127.0.x.x, which hosts use.
+    let ip = Ipv4Addr::new(127, 1 + a % 254, b, 1 + c % 254);
+    match TcpListener::bind((ip, port)) {
+        Ok(l) => Ok(l),
+        Err(e) if e.kind() == std::io::ErrorKind::AddrNotAvailable => {
+            output::warn(
+                "this system serves no loopback address but 127.0.0.1: the page's cookie \
+                 is sent to every service on 127.0.0.1 that this browser visits",
+            );
+            TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+                .with_context(|| format!("cannot listen on 127.0.0.1:{port}"))
         }
-    });
-    let started = std::process::Command::new(&program)
-        .arg(address)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    if started.is_err() {
-        output::warn(&format!(
-            "could not start `{program}` to open the page; open the address above in a browser"
-        ));
+        Err(e) => Err(e).with_context(|| format!("cannot listen on {ip}:{port}")),
     }
 }

@@ -5,8 +5,14 @@
 use anyhow::Result;
 use maud::html;
 
+use deja_store::query::SessionRow;
+use deja_store::Store;
+
 use super::{encode, layout, session_href, stored, token_field, Nav, Site};
+use crate::app::App;
 use crate::commands;
+use crate::commands::forget::Forgotten;
+use crate::lock::{self, LockError, Wait};
 use crate::output::{local_short, project_label};
 use crate::ui::http::Page;
 
@@ -32,9 +38,17 @@ pub fn confirm(site: &mut Site<'_>, id: &str) -> Result<Page> {
     Ok(Page::html(200, layout("Forget?", Nav::None, body)))
 }
 
-/// Forgets the session, then says so.
+/// Forgets the session, then says so; while another deja holds the
+/// store's writer lock (a running `deja index`), says to try again rather
+/// than wait, which would hold up every page.
 pub fn done(site: &mut Site<'_>, id: &str) -> Result<Page> {
-    let (row, forgotten) = commands::forget::forget_one(site.app, id)?;
+    let (row, forgotten) = match forget_now(site.app, id) {
+        Ok(done) => done,
+        Err(e) => match e.downcast_ref::<LockError>() {
+            Some(LockError::Busy { .. }) => return Ok(busy(site, id)),
+            _ => return Err(e),
+        },
+    };
     if let Some(engine) = site.engine.as_mut() {
         engine.refresh();
     }
@@ -48,4 +62,31 @@ pub fn done(site: &mut Site<'_>, id: &str) -> Result<Page> {
         p { a href="/" { "Back to search" } }
     };
     Ok(Page::html(200, layout("Forgotten", Nav::None, body)))
+}
+
+/// Forgets the session `id` names as `deja forget ID --yes` does, if the
+/// writer lock is free now.
+fn forget_now(app: &App, id: &str) -> Result<(SessionRow, Forgotten)> {
+    let _lock = lock::acquire(&app.paths.lock_file(), Wait::No, &mut |_: &str| {})?;
+    let mut store = Store::open(&app.paths.database())?;
+    let row = commands::pick_session(&store, id)?;
+    let done = commands::forget::forget_rows(app, &mut store, std::slice::from_ref(&row))?;
+    Ok((row, done))
+}
+
+/// The answer while the index is being written: nothing forgotten, and
+/// the same request again a moment later.
+fn busy(site: &Site<'_>, id: &str) -> Page {
+    let body = html! {
+        h1 { "Not forgotten yet" }
+        p.notice { "Another deja is updating the index right now (a " code { "deja index" }
+            " run, most likely), so nothing was forgotten. Try again in a moment." }
+        form.confirm method="post" action=(format!("/forget/{}", encode(id))) {
+            (token_field(site))
+            button.danger type="submit" { "Try again" }
+            " "
+            a href=(session_href(id, None)) { "Keep it" }
+        }
+    };
+    Page::html(503, layout("Try again", Nav::None, body))
 }

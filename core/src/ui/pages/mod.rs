@@ -23,11 +23,12 @@ use crate::app::App;
 const STYLE: &str = include_str!("style.css");
 
 /// What the pages share: the app, the engine (opened on first use), the
-/// token the write forms carry.
+/// token the write forms carry, the status report while it is kept.
 pub struct Site<'a> {
     app: &'a App,
     engine: Option<Engine>,
     token: String,
+    status: Option<status::Kept<status::Report>>,
 }
 
 impl<'a> Site<'a> {
@@ -37,6 +38,7 @@ impl<'a> Site<'a> {
             app,
             engine: None,
             token,
+            status: None,
         }
     }
 
@@ -69,9 +71,9 @@ impl<'a> Site<'a> {
 
     /// The page for `request`.
     pub fn answer(&mut self, request: &Request) -> Page {
-        let segments: Vec<&str> = request.path.trim_matches('/').split('/').collect();
+        let segments: Vec<&str> = request.segments.iter().map(String::as_str).collect();
         let result = match (request.post, segments.as_slice()) {
-            (false, [""]) | (false, ["search"]) => search::page(self, request),
+            (false, []) | (false, ["search"]) => search::page(self, request),
             (false, ["session", id]) => session::page(self, id, request),
             (false, ["forget", id]) => forget::confirm(self, id),
             (true, ["forget", id]) => forget::done(self, id),

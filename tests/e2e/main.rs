@@ -1,7 +1,7 @@
 //! End-to-end tests: they run the real `deja` binary in a temporary HOME.
 //!
 //! The bundled reader plugins are built on first use (`cargo build` of the five
-//! plugin crates), so a plain `cargo test` works; test plugins and the README's
+//! plugin crates), so a plain `cargo test` works; test plugins and the guide's
 //! example plugin are built outside the workspace, like third-party plugins.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
@@ -16,6 +16,7 @@ mod described;
 mod embedding;
 mod forget;
 mod golden;
+mod guide;
 mod hardening;
 mod hostile;
 mod index;

@@ -114,6 +114,8 @@ fn every_runnable_command_of_the_guide_succeeds_on_the_demo() {
     sb.env("DEJA_GEMINI_ROOT", fixtures().join("demo/gemini"));
     sb.env("DEJA_CLAUDE_ROOT", fixtures().join("demo/claude"));
     sb.env("DEJA_CODEX_ROOT", fixtures().join("demo/codex"));
+    // Every block may assume the demo is indexed, whatever page runs first.
+    sb.ok(&["index"]);
     let mut ran = Vec::new();
     for page in pages() {
         let shown = page.strip_prefix(repo()).unwrap().display().to_string();
@@ -142,9 +144,13 @@ fn every_runnable_command_of_the_guide_succeeds_on_the_demo() {
             ran.push(format!("{shown}: {line}"));
         }
     }
-    // The getting-started and recall pages hold such blocks; a page that
+    // These pages hold such blocks; a page that
     // loses its fence must not make this test pass by running nothing.
-    for page in ["docs/getting-started.md", "docs/recall.md"] {
+    for page in [
+        "docs/getting-started.md",
+        "docs/recall.md",
+        "docs/commands.md",
+    ] {
         assert!(
             ran.iter().any(|r| r.starts_with(page)),
             "no runnable command found in {page}: {ran:#?}"

@@ -150,6 +150,8 @@ fn every_runnable_command_of_the_guide_succeeds_on_the_demo() {
         "docs/getting-started.md",
         "docs/recall.md",
         "docs/commands.md",
+        "docs/agents/README.md",
+        "docs/agents/claude-code.md",
     ] {
         assert!(
             ran.iter().any(|r| r.starts_with(page)),

@@ -727,19 +727,6 @@ fn round_trip(agent: Agent) {
         "the first request does not offer deja's recall: {:?}",
         first["tools"]
     );
-    // OpenCode: deja's plugin puts the digest in the first user message,
-    // never in the system prompt.
-    if agent == Agent::OpenCode {
-        let messages = first["body"]["messages"].as_array().unwrap();
-        let holds = |role: &str| {
-            messages
-                .iter()
-                .filter(|m| m["role"] == role)
-                .any(|m| m["content"].to_string().contains("(from deja)"))
-        };
-        assert!(!holds("system"), "the digest is in the system prompt");
-        assert!(holds("user"), "no user message holds the digest");
-    }
 
     // (2) The model called deja's recall.
     let call = step_request(&requests, 0);
@@ -994,6 +981,144 @@ fn claude_code_gets_a_note_when_bash_fails_as_an_earlier_session_did() {
         json!({"command": failing_command(), "description": "Run terraform plan"}),
         &["--allowedTools", "Bash"],
     );
+}
+
+/// The words only the first run of the resumed session says.
+const OWN_WORDS: &str = "quokka ledger reconciliation";
+
+/// The transcripts under `dir` whose file name holds `id`.
+fn transcripts_of(dir: &Path, id: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = e.path();
+        if e.file_type().unwrap().is_dir() {
+            out.extend(transcripts_of(&path, id));
+        } else if path.to_string_lossy().ends_with(".jsonl")
+            && e.file_name().to_string_lossy().contains(id)
+        {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Moves every time of today in the transcript at `path` to the day before.
+fn move_back_a_day(path: &Path) {
+    let today = chrono::Utc::now().date_naive();
+    let yesterday = today.pred_opt().unwrap();
+    let text = std::fs::read_to_string(path).unwrap().replace(
+        &today.format("%Y-%m-%dT").to_string(),
+        &yesterday.format("%Y-%m-%dT").to_string(),
+    );
+    std::fs::write(path, text).unwrap();
+}
+
+/// A session of `agent` answered once, indexed, then resumed: the
+/// resumed run's SessionStart digest does not list it, and deja's recall
+/// (asked for words only that session said) does not answer with it.
+fn resumed_never_gets_itself(agent: Agent) {
+    let d = demo();
+    let sb = &d.sb;
+    let run_dir = sb.home.parent().unwrap().join("run");
+    let server = ModelServer::start(
+        &run_dir,
+        &json!([
+            {"text": format!("Noted: the {OWN_WORDS} runs nightly.")},
+            {"tool_like": "recall", "input": {"query": OWN_WORDS}},
+            {"text": ANSWER},
+        ]),
+    );
+    agent.configure(sb, &server.url);
+    sb.ok(&["setup", agent.name()]);
+    let question = format!("remember the {OWN_WORDS} plan");
+    let first = run_agent(
+        agent.command(sb, &server.url, &d.billing, &question, &[]),
+        &run_dir,
+        &format!("{}-first", agent.name()),
+    );
+    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    let live = agent.session_id(sb, &first, &server.requests());
+    // A session resumed a day later: its transcript dated the day before
+    // (so that no rule about sessions begun since the server started covers
+    // it), then in the store, as a background index would put it.
+    let dated = transcripts_of(&sb.home, &live);
+    assert!(!dated.is_empty(), "no transcript of {live}");
+    for t in dated {
+        move_back_a_day(&t);
+    }
+    sb.ok(&["index"]);
+    let stored = sb.ok(&["recall", OWN_WORDS, "--json"]).json();
+    assert!(
+        stored["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["session_id"].as_str().is_some_and(|s| s.contains(&live))),
+        "the first run's session {live} is not in the store: {stored:#}"
+    );
+
+    // The same session, resumed: its SessionStart hook (source `resume`)
+    // and deja's server both see the live session.
+    let resume = match agent {
+        Agent::Claude => agent.command(
+            sb,
+            &server.url,
+            &d.billing,
+            QUESTION,
+            &["--resume", &live, "--allowedTools", "mcp__deja__recall"],
+        ),
+        Agent::Codex => {
+            let mut cmd = sb.command_of(&agent_cli("codex"));
+            cmd.current_dir(&d.billing)
+                .env("MOCK_KEY", "sk-placeholder")
+                .args([
+                    "exec",
+                    "--skip-git-repo-check",
+                    "--dangerously-bypass-hook-trust",
+                ])
+                .args(["resume", &live, QUESTION]);
+            cmd
+        }
+        other => panic!("no resumed run for {other:?}"),
+    };
+    let resumed = run_agent(resume, &run_dir, &format!("{}-resumed", agent.name()));
+    let requests = server.requests();
+    let report = summary(&requests);
+    assert_eq!(
+        resumed.code, 0,
+        "{}\n{}\nrequests:\n{report}",
+        resumed.stdout, resumed.stderr
+    );
+    let call = step_request(&requests, 1);
+    let text = body(call);
+    // The last digest: the resumed run's (the first run's is in its history).
+    let from = text
+        .rfind("## Memory of past sessions in")
+        .unwrap_or_else(|| panic!("the resumed run got no digest:\n{text}"));
+    let digest = &text[from..];
+    let digest = &digest[..digest.find("</recalled-memory>").unwrap_or(digest.len())];
+    assert!(digest.contains(&d.tenant), "{digest}");
+    assert!(
+        !digest.contains(&live),
+        "the digest of the resumed run lists its own session {live}:\n{digest}"
+    );
+    let call_id = call["reply"]["call_id"].as_str().unwrap();
+    let result = tool_result(step_request(&requests, 2), call_id)
+        .unwrap_or_else(|| panic!("no result of the recall call:\n{report}"));
+    assert!(
+        result.contains("<recalled-memory") && !result.contains(&live),
+        "recall answered the resumed run with its own session {live}:\n{result}"
+    );
+}
+
+#[test]
+fn claude_code_resumed_gets_neither_its_own_session_in_the_digest_nor_in_recall() {
+    resumed_never_gets_itself(Agent::Claude);
+}
+
+#[test]
+fn codex_resumed_gets_neither_its_own_session_in_the_digest_nor_in_recall() {
+    resumed_never_gets_itself(Agent::Codex);
 }
 
 #[test]

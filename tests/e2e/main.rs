@@ -21,6 +21,7 @@ mod hardening;
 mod hostile;
 mod index;
 mod install;
+mod live;
 mod mcp;
 mod output;
 mod parse;

@@ -12,9 +12,10 @@ use std::path::Path;
 
 use anyhow::Result;
 use deja_config::Pulled;
-use deja_model::{one_line, Role, Session};
+use deja_model::{one_line, Role};
 use deja_render::frame;
-use deja_store::{Origin, SessionFilter, Store, StoreError};
+use deja_store::glance::{Few, Glance};
+use deja_store::{Origin, SessionFilter, SessionRow, Store, StoreError};
 
 use crate::app::App;
 use crate::output;
@@ -60,34 +61,24 @@ pub struct Digest {
 }
 
 /// Where a session ended, in one line: its last message.
-fn ending(s: &Session) -> String {
-    match s.messages.last() {
-        Some(m) => {
-            let who = match m.role {
+fn ending(last: Option<&(Role, String)>) -> String {
+    match last {
+        Some((role, text)) => {
+            let who = match role {
                 Role::User => "the user",
                 Role::Assistant => "the agent",
             };
-            format!("{who}: {}", one_line(&m.text, 160))
+            format!("{who}: {}", one_line(text, 160))
         }
         None => "no message".into(),
     }
 }
 
-/// Up to [`MAX_ITEMS`] distinct values, then how many more.
-fn listed<'a>(items: impl Iterator<Item = &'a str>) -> String {
-    let mut seen: Vec<&str> = Vec::new();
-    let mut more = 0;
-    for item in items {
-        if seen.contains(&item) {
-            continue;
-        }
-        if seen.len() < MAX_ITEMS {
-            seen.push(item);
-        } else {
-            more += 1;
-        }
-    }
-    let mut out = seen
+/// The first distinct values (at most [`MAX_ITEMS`]), then how many more.
+fn listed(few: &Few) -> String {
+    let more = few.more;
+    let mut out = few
+        .items
         .iter()
         .map(|s| format!("`{}`", one_line(s, 80).replace('`', "'")))
         .collect::<Vec<_>>()
@@ -98,63 +89,64 @@ fn listed<'a>(items: impl Iterator<Item = &'a str>) -> String {
     out
 }
 
-/// A session as one digest entry; `origin` is who published a pulled one.
-fn entry(s: &Session, origin: Option<&str>) -> String {
-    let when = chrono::DateTime::from_timestamp_millis(s.started_at_ms)
+/// A session as one digest entry, from its row (a pulled one's `origin` is
+/// who published it) and its [`Glance`].
+fn entry(row: &SessionRow, g: &Glance) -> String {
+    let when = chrono::DateTime::from_timestamp_millis(row.started_at)
         .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
         .unwrap_or_else(|| "unknown date".into());
-    let about = s
+    let about = row
         .title
-        .clone()
-        .or_else(|| s.first_user_line().map(str::to_string))
-        .map(|t| one_line(&t, 160))
+        .as_deref()
+        .or(row.first_user.as_deref())
+        .map(|t| one_line(t, 160))
         .unwrap_or_else(|| "(no request)".into());
-    let from = origin
+    let from = row
+        .origin
+        .as_deref()
         .map(|o| format!(" · from {} (a teammate's session)", frame::field(o)))
         .unwrap_or_default();
     let mut out = format!(
         "- **{when}** · {}{from} · {about}\n  - ended with {}\n",
-        frame::field(&s.harness),
-        ending(s)
+        frame::field(&row.harness),
+        ending(g.last.as_ref())
     );
-    let touched = s
-        .files
-        .iter()
-        .filter(|f| f.action != "read" && f.action != "read-only")
-        .map(|f| f.path.as_str());
-    let touched = listed(touched);
+    let touched = listed(&g.files);
     if !touched.is_empty() {
         out.push_str(&format!("  - files changed: {touched}\n"));
     }
-    let commands = listed(s.commands.iter().map(|c| c.command.as_str()));
+    let commands = listed(&g.commands);
     if !commands.is_empty() {
         out.push_str(&format!("  - commands: {commands}\n"));
     }
     out.push_str(&format!(
         "  - session `{}` ({} messages)\n",
-        frame::field(&s.id),
-        s.messages.len()
+        frame::field(&row.id),
+        row.message_count
     ));
     frame::untrusted(&out)
 }
 
 /// The digest of `project` from `store`, within `max_bytes`: this machine's
 /// own sessions newest first, then (unless `pulled` is [`Pulled::Omit`])
-/// those pulled from teammates, labelled.
-pub fn digest(store: &Store, project: &str, max_bytes: usize, pulled: Pulled) -> Result<Digest> {
-    let mine = SessionFilter {
+/// those pulled from teammates, labelled; never the sessions `exclude`
+/// names (by deja's id or the harness's: the session that asks).
+pub fn digest(
+    store: &Store,
+    project: &str,
+    max_bytes: usize,
+    pulled: Pulled,
+    exclude: &[String],
+) -> Result<Digest> {
+    let of = |origin| SessionFilter {
         project: Some(project.to_string()),
-        origin: Some(Origin::Mine),
+        origin: Some(origin),
+        exclude: exclude.to_vec(),
         ..Default::default()
     };
-    let mut rows = store.sessions(&mine, Some(MAX_SESSIONS))?;
+    let mut rows = store.sessions(&of(Origin::Mine), Some(MAX_SESSIONS))?;
     if pulled == Pulled::After {
-        let all = SessionFilter {
-            project: Some(project.to_string()),
-            ..Default::default()
-        };
-        let theirs = store.sessions(&all, Some(MAX_SESSIONS))?;
-        rows.extend(theirs.into_iter().filter(|r| r.origin.is_some()));
+        rows.extend(store.sessions(&of(Origin::Pulled), Some(MAX_SESSIONS))?);
     }
     let project = frame::field(project);
     let head = format!("## Memory of past sessions in {project} (from deja)\n\n");
@@ -173,8 +165,7 @@ pub fn digest(store: &Store, project: &str, max_bytes: usize, pulled: Pulled) ->
     let mut text = head + &frame::open();
     let mut sessions = Vec::new();
     for row in &rows {
-        let s = store.load_session(row)?;
-        let e = entry(&s, row.origin.as_deref());
+        let e = entry(row, &store.glance(row.row, MAX_ITEMS)?);
         if text.len() + e.len() + tail.len() > max_bytes {
             if sessions.is_empty() {
                 text.push_str(frame::cut(
@@ -182,12 +173,12 @@ pub fn digest(store: &Store, project: &str, max_bytes: usize, pulled: Pulled) ->
                     max_bytes.saturating_sub(text.len() + tail.len() + 4),
                 ));
                 text.push_str("…\n");
-                sessions.push(s.id);
+                sessions.push(row.id.clone());
             }
             break;
         }
         text.push_str(&e);
-        sessions.push(s.id);
+        sessions.push(row.id.clone());
     }
     if sessions.len() < rows.len() {
         let note = format!(
@@ -215,9 +206,19 @@ pub fn project_of(dir: &Path) -> String {
 
 /// The digest for `project` in `app`'s store; an honest line when there is no store.
 pub fn digest_for(app: &App, project: &str, max_bytes: usize) -> Result<Digest> {
+    digest_excluding(app, project, max_bytes, &[])
+}
+
+/// [`digest_for`] without the sessions `exclude` names.
+pub fn digest_excluding(
+    app: &App,
+    project: &str,
+    max_bytes: usize,
+    exclude: &[String],
+) -> Result<Digest> {
     let pulled = app.config.config.context.pulled;
     match Store::open_read(&app.paths.database()) {
-        Ok(store) => digest(&store, project, max_bytes, pulled),
+        Ok(store) => digest(&store, project, max_bytes, pulled, exclude),
         Err(StoreError::Missing(_)) => Ok(Digest {
             text: format!(
                 "## Memory of past sessions in {} (from deja)\n\ndeja has not indexed anything yet; run `deja index`.\n",
@@ -268,7 +269,7 @@ pub fn run(app: &App, args: &ContextArgs) -> Result<ExitStatus> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use deja_model::{Message, Project};
+    use deja_model::{Message, Project, Session};
     use deja_store::ingest::FileState;
     use deja_store::pulled::Pulled as PulledSession;
 
@@ -335,7 +336,7 @@ mod tests {
     #[test]
     fn pulled_sessions_come_after_local_ones_labelled_or_not_at_all() {
         let (_dir, store) = store();
-        let d = digest(&store, "/work/billing", 4000, Pulled::After).unwrap();
+        let d = digest(&store, "/work/billing", 4000, Pulled::After, &[]).unwrap();
         assert_eq!(d.sessions, ["local-1", "pulled-1"], "{}", d.text);
         let local = d.text.find("local-1").unwrap();
         let pulled = d.text.find("pulled-1").unwrap();
@@ -353,8 +354,49 @@ mod tests {
             d.text
         );
 
-        let d = digest(&store, "/work/billing", 4000, Pulled::Omit).unwrap();
+        let d = digest(&store, "/work/billing", 4000, Pulled::Omit, &[]).unwrap();
         assert_eq!(d.sessions, ["local-1"], "{}", d.text);
         assert!(!d.text.contains("mallory"), "{}", d.text);
+    }
+
+    #[test]
+    fn pulled_sessions_are_listed_when_the_newest_sessions_are_all_local() {
+        let (_dir, mut store) = store();
+        let file = FileState {
+            harness: "claude",
+            path: "/t/b.jsonl",
+            size: 1,
+            mtime_ns: 1,
+            hash: "h",
+            reader: "r",
+            settings: "s",
+        };
+        // More local sessions than the digest looks at, all newer than the
+        // pulled one.
+        let newer: Vec<Session> = (0..MAX_SESSIONS as i64 + 1)
+            .map(|i| {
+                session(
+                    &format!("local-new-{i}"),
+                    9_100_000_000_000 + i,
+                    "another local session",
+                )
+            })
+            .collect();
+        store.apply(&file, &newer).unwrap();
+        let d = digest(&store, "/work/billing", 1_000_000, Pulled::After, &[]).unwrap();
+        assert!(
+            d.sessions.iter().any(|s| s == "pulled-1"),
+            "{:?}",
+            d.sessions
+        );
+    }
+
+    #[test]
+    fn the_session_that_asks_is_never_listed() {
+        let (_dir, store) = store();
+        let own = vec!["local-1".to_string()];
+        let d = digest(&store, "/work/billing", 4000, Pulled::After, &own).unwrap();
+        assert_eq!(d.sessions, ["pulled-1"], "{}", d.text);
+        assert!(!d.text.contains("local-1"), "{}", d.text);
     }
 }

@@ -40,7 +40,7 @@ pub fn run(app: &App, structured: bool) -> Result<ExitStatus> {
         app.embed_settings(),
         limits,
         status,
-        own::Own::from_env(),
+        own::Own::from_env(&app.paths.data_dir),
         structured,
     ));
     let runtime = tokio::runtime::Builder::new_current_thread()

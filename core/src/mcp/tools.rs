@@ -542,6 +542,18 @@ pub fn session(store: &Store, args: SessionArgs, limits: &Limits) -> Result<Answ
         ));
     }
     let (row, around) = resolve(store, id)?;
+    // The asking agent's own session is never answered with, whichever id
+    // (a message's included) leads to it.
+    if limits
+        .exclude
+        .iter()
+        .any(|e| *e == row.id || *e == row.native_id)
+    {
+        return Err(bad(format!(
+            "`{}` leads to this conversation's own session, which deja never answers with",
+            frame::field(id)
+        )));
+    }
     let s = store.load_session(&row).map_err(|e| bad(e.to_string()))?;
     let total = s.messages.len();
     let (from, to) = window(&args, around, total)?;

@@ -15,6 +15,7 @@ pub mod counts;
 pub mod embedding;
 pub mod export;
 pub mod forget;
+pub mod glance;
 pub mod ingest;
 pub mod pulled;
 pub mod query;

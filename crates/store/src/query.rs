@@ -104,6 +104,8 @@ pub enum Origin {
     /// Sessions pulled from this origin: `user@machine` exactly, or every
     /// machine of `user` when no `@` is given.
     Named(String),
+    /// Sessions pulled from the team store, from anyone.
+    Pulled,
 }
 
 impl SessionFilter {
@@ -179,6 +181,7 @@ impl SessionFilter {
         match &self.origin {
             None => {}
             Some(Origin::Mine) => conds.push("s.origin IS NULL".to_string()),
+            Some(Origin::Pulled) => conds.push("s.origin IS NOT NULL".to_string()),
             Some(Origin::Named(name)) if name.contains('@') => {
                 args.push(Value::Text(name.clone()));
                 conds.push(format!("s.origin = ?{}", args.len()));

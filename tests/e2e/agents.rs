@@ -727,6 +727,19 @@ fn round_trip(agent: Agent) {
         "the first request does not offer deja's recall: {:?}",
         first["tools"]
     );
+    // OpenCode: deja's plugin puts the digest in the first user message,
+    // never in the system prompt.
+    if agent == Agent::OpenCode {
+        let messages = first["body"]["messages"].as_array().unwrap();
+        let holds = |role: &str| {
+            messages
+                .iter()
+                .filter(|m| m["role"] == role)
+                .any(|m| m["content"].to_string().contains("(from deja)"))
+        };
+        assert!(!holds("system"), "the digest is in the system prompt");
+        assert!(holds("user"), "no user message holds the digest");
+    }
 
     // (2) The model called deja's recall.
     let call = step_request(&requests, 0);

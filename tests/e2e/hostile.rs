@@ -267,3 +267,190 @@ fn a_hostile_session_cannot_leave_the_frame_of_a_failure_note() {
     );
     insta::assert_snapshot!("failure_note_hostile", note);
 }
+
+/// A Crush database at `path` with one session `id` whose one message says `text`.
+fn crush_database(path: &std::path::Path, id: &str, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE sessions (id TEXT PRIMARY KEY, parent_session_id TEXT, title TEXT,
+                                created_at INTEGER, updated_at INTEGER);
+         CREATE TABLE messages (id TEXT PRIMARY KEY, session_id TEXT, role TEXT, parts TEXT,
+                                created_at INTEGER);",
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO sessions VALUES (?1, NULL, 'Good', 1767225600, 1767225660)",
+        [id],
+    )
+    .unwrap();
+    let parts = json!([{"type": "text", "data": {"text": text}}]).to_string();
+    conn.execute(
+        "INSERT INTO messages VALUES ('m1', ?1, 'user', ?2, 1767225600)",
+        [id, parts.as_str()],
+    )
+    .unwrap();
+}
+
+/// A VS Code chat change log for session `id`, then `entries`.
+fn chat_log(id: &str, text: &str, entries: &[Value]) -> String {
+    let first = json!({"kind": 0, "v": {"version": 3, "sessionId": id, "initialLocation": "panel",
+        "creationDate": 1767225600000u64,
+        "requests": [{"message": {"text": text}, "timestamp": 1767225600000u64,
+                      "response": [{"value": "Look at the key."}]}]}});
+    std::iter::once(&first)
+        .chain(entries)
+        .map(|e| format!("{e}\n"))
+        .collect()
+}
+
+/// Files written to hang or crash a reader, each beside a good file of the
+/// same harness: a Crush database whose `sessions` is a recursive view
+/// (without end), a VS Code chat log with a key path of 100,000 keys, a
+/// workspace file that is a FIFO and one that is `/dev/zero`. The index
+/// ends and succeeds; the database is reported as failed, named with its
+/// reason; the good sessions, and the chat sessions whatever their
+/// workspace file, are indexed.
+#[cfg(unix)]
+#[test]
+fn hostile_files_are_skipped_with_their_reason_and_the_index_goes_on() {
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let good = sb.home.join("work/good/.crush");
+    let evil = sb.home.join("work/evil/.crush");
+    crush_database(&good.join("crush.db"), "crush-good", "the wombat migration");
+    std::fs::create_dir_all(&evil).unwrap();
+    rusqlite::Connection::open(evil.join("crush.db"))
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE messages (id TEXT, session_id TEXT, role TEXT, parts TEXT, created_at INTEGER);
+             CREATE VIEW sessions AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c)
+               SELECT 'id'||x AS id, NULL AS parent_session_id, 't' AS title, x AS created_at,
+                      x AS updated_at FROM c;",
+        )
+        .unwrap();
+    sb.env(
+        "DEJA_CRUSH_ROOT",
+        format!("{}:{}", good.display(), evil.display()),
+    );
+    let storage = sb.home.join(".config/Code/User/workspaceStorage");
+    sb.write(
+        ".config/Code/User/workspaceStorage/aaa/chatSessions/good.jsonl",
+        chat_log("chat-good", "why does the wombat cache miss?", &[]),
+    );
+    let made = std::process::Command::new("mkfifo")
+        .arg(storage.join("aaa/workspace.json"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let deep: Vec<&str> = vec!["x"; 100_000];
+    sb.write(
+        ".config/Code/User/workspaceStorage/bbb/chatSessions/deep.jsonl",
+        chat_log(
+            "chat-deep",
+            "why does the wombat queue stall?",
+            &[json!({"kind": 1, "k": deep, "v": 1})],
+        ),
+    );
+    std::os::unix::fs::symlink("/dev/zero", storage.join("bbb/workspace.json")).unwrap();
+    sb.env("DEJA_AIDER_ROOTS", sb.home.join("no-aider"));
+
+    let started = std::time::Instant::now();
+    let out = sb.run(&["index", "--json"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(started.elapsed() < std::time::Duration::from_secs(120));
+    let report = out.json();
+    let failed = report["transcripts"]["failed"].as_array().unwrap();
+    assert_eq!(failed.len(), 1, "{report:#}");
+    assert_eq!(
+        failed[0]["path"],
+        evil.join("crush.db").to_string_lossy().as_ref(),
+        "{report:#}"
+    );
+    let error = failed[0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("`sessions`") && error.contains("a view"),
+        "{error}"
+    );
+    let sessions = sb.ok(&["sessions", "--json"]).json();
+    let ids: Vec<&str> = sessions["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["id"].as_str())
+        .collect();
+    assert_eq!(ids.len(), 3, "{sessions:#}");
+    for good in ["chat-deep", "chat-good", "crush-good"] {
+        assert!(ids.iter().any(|id| id.starts_with(good)), "{sessions:#}");
+    }
+}
+
+/// Every entry of `dir` with its bytes (a folder's empty).
+fn listing(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let path = e.unwrap().path();
+            let bytes = if path.is_file() {
+                std::fs::read(&path).unwrap()
+            } else {
+                Vec::new()
+            };
+            (
+                path.file_name().unwrap().to_string_lossy().into_owned(),
+                bytes,
+            )
+        })
+        .collect()
+}
+
+/// A Crush database whose session is only in its write-ahead log (copied
+/// while the writer held it open, no `-shm` beside it): `deja index` reads
+/// the session and leaves the folder exactly as it was, no file added.
+#[test]
+fn indexing_a_database_reads_its_log_and_writes_nothing_beside_it() {
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let writer = sb.home.join("writer");
+    std::fs::create_dir_all(&writer).unwrap();
+    let conn = rusqlite::Connection::open(writer.join("crush.db")).unwrap();
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
+         CREATE TABLE sessions (id TEXT PRIMARY KEY, parent_session_id TEXT, title TEXT,
+                                created_at INTEGER, updated_at INTEGER);
+         CREATE TABLE messages (id TEXT PRIMARY KEY, session_id TEXT, role TEXT, parts TEXT,
+                                created_at INTEGER);
+         PRAGMA wal_checkpoint(TRUNCATE);
+         INSERT INTO sessions VALUES ('crush-in-the-log', NULL, 'Log', 1767225600, 1767225660);",
+    )
+    .unwrap();
+    let parts = json!([{"type": "text", "data": {"text": "the wombat ledger"}}]).to_string();
+    conn.execute(
+        "INSERT INTO messages VALUES ('m1', 'crush-in-the-log', 'user', ?1, 1767225600)",
+        [parts.as_str()],
+    )
+    .unwrap();
+    let folder = sb.home.join("work/app/.crush");
+    std::fs::create_dir_all(&folder).unwrap();
+    for name in ["crush.db", "crush.db-wal"] {
+        std::fs::copy(writer.join(name), folder.join(name)).unwrap();
+    }
+    drop(conn);
+    sb.env("DEJA_CRUSH_ROOT", &folder);
+    sb.env("DEJA_AIDER_ROOTS", sb.home.join("no-aider"));
+    let before = listing(&folder);
+    assert_eq!(before.len(), 2);
+    let report = sb.index();
+    assert_eq!(report["sessions"]["added"], 1, "{report:#}");
+    let after = listing(&folder);
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        before.keys().collect::<Vec<_>>(),
+        "a file was added to or removed from the harness's folder"
+    );
+    for (name, was) in &before {
+        assert!(after[name] == *was, "{name} changed");
+    }
+    let shown = sb.ok(&["show", "crush-in-the-log", "--json"]).json();
+    assert_eq!(shown["messages"].as_array().unwrap().len(), 1, "{shown:#}");
+}

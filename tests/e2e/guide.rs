@@ -224,3 +224,44 @@ fn the_command_line_reference_is_generated_from_the_help() {
          `UPDATE_DOCS=1 cargo test -p deja --test e2e guide::` and commit it"
     );
 }
+
+#[test]
+fn every_bundled_reader_has_a_page_in_the_guide() {
+    let sb = Sandbox::new();
+    let listed = sb.ok(&["plugins", "--json"]).json();
+    let table = std::fs::read_to_string(repo().join("docs/harnesses/README.md")).unwrap();
+    let front = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let mut checked = 0;
+    for plugin in listed["plugins"].as_array().unwrap() {
+        let Some(harness) = plugin["harness"].as_str() else {
+            continue; // the TOML reader plugin itself reads no harness
+        };
+        let path = plugin["path"].as_str().unwrap();
+        // Where the reader lives in this repository, as the table names it.
+        let source = match path.split_once('#') {
+            Some((_, file)) => format!("`plugins/toml/readers/{file}`"),
+            None => format!("`plugins/{}`", plugin["name"].as_str().unwrap()),
+        };
+        let row = table
+            .lines()
+            .find(|l| l.starts_with("| [") && l.contains(&source))
+            .unwrap_or_else(|| {
+                panic!("docs/harnesses/README.md has no row for the {harness} reader ({source})")
+            });
+        let page = row
+            .split_once("](")
+            .and_then(|(_, rest)| rest.split_once(')'))
+            .map(|(page, _)| page)
+            .unwrap();
+        assert!(
+            repo().join("docs/harnesses").join(page).is_file(),
+            "the {harness} reader's page docs/harnesses/{page} is missing"
+        );
+        assert!(
+            front.contains(&format!("](docs/harnesses/{page})")),
+            "README.md's table of harnesses does not link docs/harnesses/{page}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 18, "only {checked} readers listed: {listed:#}");
+}

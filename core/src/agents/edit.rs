@@ -484,7 +484,7 @@ fn without_hooks(
                     doc.value(h)
                         .as_ref()
                         .and_then(command_of)
-                        .is_some_and(|c| ours(c))
+                        .is_some_and(*ours)
                 })
                 .collect();
             if is_ours.is_empty() || !is_ours.iter().any(|x| *x) {
@@ -627,7 +627,7 @@ fn json_leftovers(file: &Path, text: &str, entries: &[Entry]) -> Result<Vec<Stri
                 let any = json_text::items(&doc, path).iter().flatten().any(|g| {
                     g.get("hooks")
                         .and_then(Value::as_array)
-                        .is_some_and(|hs| hs.iter().filter_map(command_of).any(|c| ours(c)))
+                        .is_some_and(|hs| hs.iter().filter_map(command_of).any(*ours))
                 });
                 if any {
                     left.push(format!("a hook in `{}`", path.join(".")));

@@ -92,6 +92,6 @@ impl Agent for Claude {
     }
     fn hint(&self) -> Option<&'static str> {
         // Claude Code rewrites ~/.claude.json while it runs.
-        Some("a Claude Code that is running keeps its settings as it read them: restart it to use deja (setup rereads a file that changes under it)")
+        Some("quit Claude Code before setup or undo (it rewrites ~/.claude.json while it runs; setup reads a file that changed under it again), and start it again to use deja")
     }
 }

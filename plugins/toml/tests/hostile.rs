@@ -239,3 +239,66 @@ fn a_database_in_a_folder_deja_may_not_write_to_is_read_from_its_log() {
     }
     sessions_in_the_log_are_read_and_nothing_beside_changes(Some(0o555));
 }
+
+/// What may stand where the Crush reader expects a table.
+const IN_PLACE_OF_A_TABLE: [&str; 4] = [
+    "CREATE TABLE {t} (id TEXT, parent_session_id TEXT, title TEXT, created_at INTEGER,
+                       updated_at INTEGER, session_id TEXT, role TEXT, parts TEXT)",
+    "CREATE VIEW {t} AS SELECT 'a' AS id, NULL AS parent_session_id, 't' AS title,
+       1 AS created_at, 1 AS updated_at, 'a' AS session_id, 'user' AS role, '[]' AS parts",
+    "CREATE VIEW {t} AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c)
+       SELECT 'id'||x AS id, NULL AS parent_session_id, 't' AS title, x AS created_at,
+              x AS updated_at, 'id'||x AS session_id, 'user' AS role, '[]' AS parts FROM c",
+    "CREATE VIRTUAL TABLE {t} USING fts5(id, parent_session_id, title, created_at, updated_at,
+                                         session_id, role, parts)",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Whatever stands in place of the two tables the Crush reader reads
+    /// (a table, a view, a view without end, a virtual table), reading ends
+    /// at once, and a view or a virtual table is named in the error.
+    #[test]
+    fn whatever_stands_in_place_of_a_table_reading_ends_at_once(
+        sessions in 0..IN_PLACE_OF_A_TABLE.len(),
+        messages in 0..IN_PLACE_OF_A_TABLE.len(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("crush.db");
+        let conn = Connection::open(&db).unwrap();
+        for (table, kind) in [("sessions", sessions), ("messages", messages)] {
+            conn.execute_batch(&IN_PLACE_OF_A_TABLE[kind].replace("{t}", table)).unwrap();
+        }
+        drop(conn);
+        let started = Instant::now();
+        let result = parse("crush", &db);
+        proptest::prop_assert!(started.elapsed() < Duration::from_secs(5));
+        match (sessions, messages) {
+            (0, 0) => proptest::prop_assert!(result.is_ok()),
+            _ => {
+                let error = result.unwrap_err().message.to_string();
+                proptest::prop_assert!(
+                    error.contains("a view") || error.contains("a virtual table"),
+                    "{}", error
+                );
+            }
+        }
+    }
+
+    /// A change-log entry's key path of any length, up to 300 KB of keys,
+    /// of any kind: the session is read, and a path too long is reported.
+    #[test]
+    fn a_key_path_of_any_length_never_crashes(keys in 0usize..60_000, kind in 1u8..=3) {
+        let path: Vec<&str> = vec!["x"; keys];
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.jsonl");
+        std::fs::write(&file, chat_log(&[json!({"kind": kind, "k": path, "v": [1]})])).unwrap();
+        let out = parse("copilot-chat", &file).unwrap();
+        proptest::prop_assert_eq!(out.sessions.len(), 1);
+        proptest::prop_assert_eq!(out.sessions[0].messages.len(), 2);
+        if keys > 64 {
+            proptest::prop_assert!(!out.warnings.is_empty());
+        }
+    }
+}

@@ -45,6 +45,9 @@ pub struct Index {
     pub max_file_bytes: u64,
     /// Seconds to wait for another running index.
     pub lock_wait_secs: u64,
+    /// Whether transcripts found in a code folder that the folder's git
+    /// repository tracks are read.
+    pub read_tracked: bool,
 }
 
 /// `[embed]`: the local embedding model.
@@ -145,6 +148,9 @@ pub struct Context {
     pub inject_off: Vec<String>,
     /// Most bytes of the note a failing command gets.
     pub note_max_bytes: usize,
+    /// Whether agents are given the sessions read from transcripts found in
+    /// a code folder (the digest, the MCP server's `recall` and `sessions`).
+    pub code_folder_sessions: bool,
 }
 
 /// The agents `context.inject_off` may name.

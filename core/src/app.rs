@@ -8,11 +8,8 @@ use anyhow::{anyhow, bail, Context, Result};
 use deja_config::Loaded;
 
 use crate::paths::{self, Paths};
-use deja_host::{candidates, Plugin, PluginHost};
+use deja_host::{candidates, Plugin, PluginHost, KNOWN_PROJECTS_VAR};
 
-/// The variable in which readers are told the project directories the
-/// store's sessions name.
-const KNOWN_PROJECTS_VAR: &str = "DEJA_KNOWN_PROJECTS";
 /// Most project directories told.
 const MAX_KNOWN_PROJECTS: usize = 2000;
 

@@ -244,6 +244,7 @@ pub(crate) mod testing {
             source_path: None,
             has_source: false,
             origin: None,
+            in_code_folder: false,
         }
     }
 

@@ -27,6 +27,35 @@ pub const SKIPPED_DIRS: &[&str] = &[
     "build",
 ];
 
+/// The variable in which the host names the project folders of the sessions
+/// it holds (of every harness), as a platform path list: readers of
+/// transcripts kept inside a project (aider's, Crush's) look there.
+pub const KNOWN_PROJECTS_VAR: &str = "DEJA_KNOWN_PROJECTS";
+
+/// The folders under home where people usually keep their code (and clone
+/// other people's): readers of transcripts kept inside a project look in
+/// their projects.
+pub const CODE_FOLDERS: [&str; 8] = [
+    "src",
+    "code",
+    "projects",
+    "dev",
+    "work",
+    "repos",
+    "git",
+    "workspace",
+];
+
+/// The reason, in [`Discovery::searched`], that marks a transcript a reader
+/// found by looking into project folders (the [`CODE_FOLDERS`], the
+/// [`KNOWN_PROJECTS_VAR`] projects) rather than in its harness's own data
+/// folder or a place the user named: such a file may have come with a
+/// cloned repository instead of from this machine's harness. The host
+/// checks it (a file the folder's git repository tracks, or another user's,
+/// is not read) and labels its sessions, which agents are not given unless
+/// the user says so. See [`Collector::add_found_in_code_folder`].
+pub const FOUND_IN_CODE_FOLDER: &str = "found in a code folder";
+
 /// The keys every plugin section of the config accepts.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
@@ -166,20 +195,38 @@ impl Collector {
     /// A path whose name is not UTF-8 cannot cross the plugin boundary
     /// unchanged, so it becomes a warning naming it instead of a mangled path.
     pub fn add(&mut self, path: &Path) {
+        self.insert(path);
+    }
+
+    /// Adds a transcript found by looking into project folders (see
+    /// [`FOUND_IN_CODE_FOLDER`]), and marks it so, unless it is excluded or
+    /// already present (a place the user named comes first and stays
+    /// unmarked).
+    pub fn add_found_in_code_folder(&mut self, path: &Path) {
+        if self.insert(path) {
+            self.searched(path, FOUND_IN_CODE_FOLDER);
+        }
+    }
+
+    /// Adds a transcript unless it is excluded or already present; whether
+    /// it was added.
+    fn insert(&mut self, path: &Path) -> bool {
         if self.excludes.matches(path) {
-            return;
+            return false;
         }
         let Some(text) = path.to_str() else {
             self.warn(format!(
                 "`{}`: the path is not valid UTF-8, so it is left out; hint: rename it",
                 path.display()
             ));
-            return;
+            return false;
         };
         let key = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        if self.seen.insert(key) {
+        let new = self.seen.insert(key);
+        if new {
             self.discovery.transcripts.push(text.into());
         }
+        new
     }
 
     /// Adds a warning.
@@ -295,6 +342,29 @@ mod tests {
         let many = format!("/{}", "**/".repeat(20)) + "x";
         assert!(!one(&many).matches(Path::new(&format!("/{}", "d/".repeat(40)))));
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_file_found_in_a_code_folder_is_marked_unless_a_named_place_found_it_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let named = dir.path().join("named.md");
+        let cloned = dir.path().join("cloned.md");
+        fs::write(&named, "x").unwrap();
+        fs::write(&cloned, "x").unwrap();
+        let mut c = Collector::default();
+        c.add(&named);
+        c.add_found_in_code_folder(&named);
+        c.add_found_in_code_folder(&cloned);
+        c.add_found_in_code_folder(&cloned);
+        let d = c.finish();
+        assert_eq!(d.transcripts.len(), 2);
+        let marked: Vec<&str> = d
+            .searched
+            .iter()
+            .filter(|s| s.reason.as_str() == FOUND_IN_CODE_FOLDER)
+            .map(|s| s.path.as_str())
+            .collect();
+        assert_eq!(marked, [cloned.to_str().unwrap()]);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 mod agents;
 mod checks;
+mod cloned;
 mod commands;
 mod common;
 mod corpus;

@@ -130,7 +130,8 @@ fn entry(row: &SessionRow, g: &Glance) -> String {
 /// The digest of `project` from `store`, within `max_bytes`: this machine's
 /// own sessions newest first, then (unless `pulled` is [`Pulled::Omit`])
 /// those pulled from teammates, labelled; never the sessions `exclude`
-/// names (by deja's id or the harness's: the session that asks).
+/// names (by deja's id or the harness's: the session that asks), nor those
+/// found in a code folder (see [`digest_with_code_folders`]).
 pub fn digest(
     store: &Store,
     project: &str,
@@ -138,10 +139,25 @@ pub fn digest(
     pulled: Pulled,
     exclude: &[String],
 ) -> Result<Digest> {
+    digest_with_code_folders(store, project, max_bytes, pulled, exclude, false)
+}
+
+/// [`digest`], with the sessions whose transcript was found in a code
+/// folder (which a cloned repository may have brought) when `code_folders`
+/// (`context.code_folder_sessions`).
+pub fn digest_with_code_folders(
+    store: &Store,
+    project: &str,
+    max_bytes: usize,
+    pulled: Pulled,
+    exclude: &[String],
+    code_folders: bool,
+) -> Result<Digest> {
     let of = |origin| SessionFilter {
         project: Some(project.to_string()),
         origin: Some(origin),
         exclude: exclude.to_vec(),
+        skip_code_folders: !code_folders,
         ..Default::default()
     };
     let mut rows = store.sessions(&of(Origin::Mine), Some(MAX_SESSIONS))?;
@@ -217,8 +233,11 @@ pub fn digest_excluding(
     exclude: &[String],
 ) -> Result<Digest> {
     let pulled = app.config.config.context.pulled;
+    let code_folders = app.config.config.context.code_folder_sessions;
     match Store::open_read(&app.paths.database()) {
-        Ok(store) => digest(&store, project, max_bytes, pulled, exclude),
+        Ok(store) => {
+            digest_with_code_folders(&store, project, max_bytes, pulled, exclude, code_folders)
+        }
         Err(StoreError::Missing(_)) => Ok(Digest {
             text: format!(
                 "## Memory of past sessions in {} (from deja)\n\ndeja has not indexed anything yet; run `deja index`.\n",

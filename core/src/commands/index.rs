@@ -241,6 +241,7 @@ pub fn read_changed(
         home: &app.paths.home,
         max_file_bytes: app.config.config.index.max_file_bytes,
         deadline,
+        read_tracked: app.config.config.index.read_tracked,
     };
     deja_index::run(&readers, &options, store, &redactor, progress)
         .with_context(|| format!("indexing into `{}`", store.path().display()))

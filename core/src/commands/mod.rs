@@ -46,6 +46,7 @@ pub fn session_filter(args: &FilterArgs) -> Result<SessionFilter> {
             None => None,
         },
         exclude: Vec::new(),
+        skip_code_folders: false,
     })
 }
 

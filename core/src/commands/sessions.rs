@@ -60,11 +60,14 @@ pub fn print_rows(rows: &[deja_store::SessionRow]) {
     };
     for (r, label) in rows.iter().zip(&labels) {
         let about = r.title.as_deref().or(r.first_user.as_deref()).unwrap_or("");
-        let gone = match (&r.origin, r.has_source) {
+        let mut gone = match (&r.origin, r.has_source) {
             (Some(origin), _) => format!(" (from {})", deja_render::term::line(origin)),
             (None, true) => String::new(),
             (None, false) => " (transcript gone)".to_string(),
         };
+        if r.in_code_folder {
+            gone.push_str(" (found in a code folder)");
+        }
         let room = match terminal {
             Some((columns, _)) => columns
                 .saturating_sub(

@@ -157,6 +157,12 @@ pub fn run(app: &App, id: &str, window: Window, as_json: bool) -> Result<ExitSta
             line(origin)
         );
     }
+    if row.in_code_folder {
+        let _ = writeln!(
+            out,
+            "found     in a code folder (it may have come with a cloned repository)"
+        );
+    }
     match (&row.source_path, row.has_source) {
         (Some(p), true) => {
             let _ = writeln!(out, "source    {p}");

@@ -18,6 +18,11 @@ pub struct Sessions<'a> {
 pub struct Session<'a> {
     /// The first line of its first user message.
     pub first_user_line: Option<&'a str>,
+    /// Whether its transcript was found in a code folder (inside a project,
+    /// where a cloned repository may have brought it) rather than in its
+    /// harness's own data folder: agents are not given it unless
+    /// `context.code_folder_sessions` says so.
+    pub found_in_code_folder: bool,
     /// The harness that wrote it.
     pub harness: &'a str,
     /// deja's id of the session.
@@ -48,6 +53,7 @@ impl<'a> From<&'a SessionRow> for Session<'a> {
     fn from(r: &'a SessionRow) -> Self {
         Session {
             first_user_line: r.first_user.as_deref(),
+            found_in_code_folder: r.in_code_folder,
             harness: &r.harness,
             id: &r.id,
             message_count: r.message_count,
@@ -80,6 +86,7 @@ mod tests {
             keys(&out.sessions[0]),
             [
                 "first_user_line",
+                "found_in_code_folder",
                 "harness",
                 "id",
                 "message_count",

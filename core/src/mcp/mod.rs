@@ -32,6 +32,7 @@ pub fn run(app: &App, structured: bool) -> Result<ExitStatus> {
         max_answer_bytes: c.max_answer_bytes,
         min_similarity: app.config.config.recall.min_similarity,
         exclude: Vec::new(),
+        code_folders: app.config.config.context.code_folder_sessions,
     };
     let status = fresh::start(c.index, Duration::from_secs(c.index_interval_secs));
     let shared = Arc::new(server::Shared::new(

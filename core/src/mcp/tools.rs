@@ -98,6 +98,9 @@ pub struct Limits {
     pub min_similarity: f64,
     /// Sessions never answered with (the asking agent's live session).
     pub exclude: Vec<String>,
+    /// Whether sessions found in a code folder (which a cloned repository
+    /// may have brought) are answered with (`context.code_folder_sessions`).
+    pub code_folders: bool,
 }
 
 /// The tools' JSON Schemas (tool name, description, input schema).
@@ -312,6 +315,7 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
             until: date(&args.until, "until")?,
             origin: origin(args.origin)?,
             exclude: limits.exclude.clone(),
+            skip_code_folders: !limits.code_folders,
         },
         role,
     };
@@ -705,6 +709,7 @@ pub fn sessions(store: &Store, args: SessionsArgs, limits: &Limits) -> Result<An
         until: None,
         origin: origin(args.origin)?,
         exclude: limits.exclude.clone(),
+        skip_code_folders: !limits.code_folders,
     };
     check_scope(store, &filter)?;
     let rows = store

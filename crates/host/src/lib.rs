@@ -9,10 +9,15 @@
 //! - `permissions`: who may own and write a plugin file and the folders above it.
 //! - [`convert`]: the readers' ABI values turned into deja's types.
 //! - [`transcripts`]: reading transcript files for the readers.
+//! - [`code_folder`]: whether a transcript found in a code folder may be
+//!   read (not tracked by its repository, not another user's), with
+//!   `git_index` reading a repository's index file.
 
 pub mod candidates;
+pub mod code_folder;
 mod convert;
 mod error;
+mod git_index;
 pub mod loader;
 pub mod module;
 mod permissions;
@@ -24,6 +29,7 @@ use deja_model::Session;
 use deja_plugin_api as api;
 
 pub use candidates::PluginFolder;
+pub use deja_plugin_api::discover::{CODE_FOLDERS, FOUND_IN_CODE_FOLDER, KNOWN_PROJECTS_VAR};
 pub use deja_plugin_api::version::AbiVersion;
 use module::Module;
 
@@ -267,6 +273,19 @@ pub struct Discovered {
     pub searched: Vec<(String, String, bool)>,
     /// Warnings.
     pub warnings: Vec<String>,
+}
+
+impl Discovered {
+    /// The transcripts the reader found in a code folder rather than in its
+    /// harness's own data folder or a place the user named (see
+    /// [`FOUND_IN_CODE_FOLDER`]).
+    pub fn in_code_folders(&self) -> std::collections::HashSet<PathBuf> {
+        self.searched
+            .iter()
+            .filter(|(_, reason, _)| reason == FOUND_IN_CODE_FOLDER)
+            .map(|(path, _, _)| PathBuf::from(path))
+            .collect()
+    }
 }
 
 /// How to reopen a session.

@@ -7,6 +7,13 @@
 //! transcript is reported and skipped; what was indexed from it before is
 //! kept, and it is tried again on every run until it succeeds.
 //!
+//! A transcript a reader found in a code folder (inside a project, where a
+//! cloned repository may have brought it) is not read when the folder's git
+//! repository tracks it (unless `read_tracked`) or another user owns it
+//! (see [`deja_host::code_folder`]); what is read from one is labelled
+//! ([`Found::InCodeFolder`]). Every session's dates are clamped to the time
+//! it is indexed: no transcript places a session in the future.
+//!
 //! - this module: the transcript pass.
 //! - [`redact`]: secrets removed before anything is stored.
 //! - [`embedding`]: the embedding pass and the vector index sync.
@@ -17,10 +24,11 @@ pub mod redact;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use deja_host::code_folder::{self, Checked};
 use deja_host::transcripts;
 use deja_host::{Context, Plugin};
 use deja_model::{sha256_hex, Session};
-use deja_store::ingest::{Applied, FileState};
+use deja_store::ingest::{Applied, FileState, Found};
 use deja_store::{Store, StoreError};
 
 use crate::redact::Redactor;
@@ -43,6 +51,9 @@ pub struct Options<'a> {
     /// what is left is counted in [`Report::left`] and sessions whose
     /// transcript is gone are not looked for.
     pub deadline: Option<std::time::Instant>,
+    /// Read the transcripts found in a code folder that the folder's git
+    /// repository tracks (`index.read_tracked`).
+    pub read_tracked: bool,
 }
 
 /// What happened during a run, for the summary line and `--json`.
@@ -111,18 +122,45 @@ pub fn run(
     progress: &mut dyn Progress,
 ) -> Result<Report, StoreError> {
     let mut report = Report::default();
-    let mut work: Vec<(&Reader<'_>, PathBuf)> = Vec::new();
+    let mut work: Vec<(&Reader<'_>, PathBuf, Found)> = Vec::new();
     let mut discovered_ok: Vec<&str> = Vec::new();
     for reader in readers {
         let plugin = reader.plugin;
         match plugin.discover(&reader.context) {
             Ok(found) => {
+                let in_code_folders: HashSet<PathBuf> = found
+                    .in_code_folders()
+                    .iter()
+                    .map(|p| absolute(p, options.home))
+                    .collect();
                 report.warnings.extend(found.warnings);
                 let mut seen = HashSet::new();
                 for path in found.transcripts {
                     let path = absolute(&path, options.home);
-                    if seen.insert(path.clone()) {
-                        work.push((reader, path));
+                    if !seen.insert(path.clone()) {
+                        continue;
+                    }
+                    if !in_code_folders.contains(&path) {
+                        work.push((reader, path, Found::Own));
+                        continue;
+                    }
+                    match code_folder::check(&path, &plugin.harness, options.read_tracked) {
+                        Checked::Read { warning } => {
+                            if let Some(w) = warning {
+                                report.warnings.push(format!("`{}`: {w}", path.display()));
+                            }
+                            work.push((reader, path, Found::InCodeFolder));
+                        }
+                        Checked::Refused(reason) => {
+                            // What was read from it before stays, labelled.
+                            store.label_found_in_code_folder(
+                                &plugin.harness,
+                                &path.to_string_lossy(),
+                            )?;
+                            report
+                                .warnings
+                                .push(format!("`{}`: {reason}", path.display()));
+                        }
                     }
                 }
                 discovered_ok.push(&plugin.harness);
@@ -138,7 +176,7 @@ pub fn run(
     let limit = options.max_file_bytes;
     let redaction = redactor.fingerprint();
     let total = work.len();
-    for (done, (reader, path)) in work.into_iter().enumerate() {
+    for (done, (reader, path, found)) in work.into_iter().enumerate() {
         if options
             .deadline
             .is_some_and(|d| std::time::Instant::now() >= d)
@@ -146,16 +184,15 @@ pub fn run(
             report.left = total - done;
             break;
         }
-        let settings = settings_fingerprint(&reader.context, &redaction);
-        match index_one(
-            store,
-            reader.plugin,
-            &path,
-            limit,
-            &reader.context,
-            &settings,
-            redactor,
-        )? {
+        let settings = settings_fingerprint(&reader.context, &redaction, found);
+        let transcript = Transcript {
+            plugin: reader.plugin,
+            path: &path,
+            context: &reader.context,
+            settings: &settings,
+            found,
+        };
+        match index_one(store, &transcript, limit, redactor)? {
             Ok(Outcome::Unchanged) => {}
             Ok(Outcome::Indexed {
                 applied,
@@ -197,6 +234,13 @@ pub fn run(
     Ok(report)
 }
 
+/// Now, in ms since the Unix epoch.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
 fn absolute(path: &Path, base: &Path) -> PathBuf {
     let p = if path.is_absolute() {
         path.to_path_buf()
@@ -220,10 +264,25 @@ enum Outcome {
 
 /// What a transcript is read with besides its reader's version: short
 /// fingerprints of the reader's config section (the JSON it is handed) and of
-/// the redaction settings. A change of either re-reads the transcript.
-fn settings_fingerprint(context: &Context, redaction: &str) -> String {
+/// the redaction settings, and whether it was found in a code folder. A
+/// change of any re-reads the transcript (which labels its sessions anew).
+fn settings_fingerprint(context: &Context, redaction: &str, found: Found) -> String {
     let config = sha256_hex(context.config_json().as_bytes());
-    format!("config:{} redact:{redaction}", &config[..16])
+    let place = match found {
+        Found::Own => "",
+        Found::InCodeFolder => " found:code-folder",
+    };
+    format!("config:{} redact:{redaction}{place}", &config[..16])
+}
+
+/// One transcript to index, and what it is read with.
+#[derive(Clone, Copy)]
+struct Transcript<'a> {
+    plugin: &'a Plugin,
+    path: &'a Path,
+    context: &'a Context,
+    settings: &'a str,
+    found: Found,
 }
 
 /// Indexes one transcript if it changed. The transcript's own problems are
@@ -233,13 +292,17 @@ fn settings_fingerprint(context: &Context, redaction: &str) -> String {
 /// not change the mtime) or a fixed reader makes it succeed.
 fn index_one(
     store: &mut Store,
-    plugin: &Plugin,
-    path: &Path,
+    transcript: &Transcript<'_>,
     limit: u64,
-    context: &Context,
-    settings: &str,
     redactor: &Redactor,
 ) -> Result<std::result::Result<Outcome, String>, StoreError> {
+    let Transcript {
+        plugin,
+        path,
+        context,
+        settings,
+        found,
+    } = *transcript;
     let path_text = path.to_string_lossy();
     let reader = format!("{} {}", plugin.name, plugin.version);
     let meta = match std::fs::metadata(path) {
@@ -334,17 +397,19 @@ fn index_one(
         .is_some_and(|k| k.settings != settings || (k.error.is_none() && k.hash == hash));
     match plugin.parse(path, &t.bytes, t.modified_ms, context) {
         Ok(parsed) => {
+            // No session sorts after the time it is indexed at.
+            let now = now_ms();
             let sessions: Vec<Session> = parsed
                 .sessions
                 .into_iter()
-                .map(|s| redactor.session(s))
+                .map(|s| redactor.session(s).clamped_to(now))
                 .collect();
             if reread {
                 // Before the text is replaced: a run killed in between
                 // leaves the scrub and the vector rebuild to the next one.
                 store.require_erasure()?;
             }
-            let applied = store.apply(&file, &sessions)?;
+            let applied = store.apply_found(&file, &sessions, found)?;
             Ok(Ok(Outcome::Indexed {
                 applied,
                 skipped_empty: parsed.skipped_empty,

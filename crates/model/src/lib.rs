@@ -129,6 +129,24 @@ impl Session {
         }
     }
 
+    /// `self` with every date later than `now_ms` set to `now_ms`: neither a
+    /// transcript nor a teammate can place a session in the future, above
+    /// every real one.
+    pub fn clamped_to(mut self, now_ms: i64) -> Session {
+        self.started_at_ms = self.started_at_ms.min(now_ms);
+        self.updated_at_ms = self.updated_at_ms.min(now_ms);
+        for m in &mut self.messages {
+            m.timestamp_ms = m.timestamp_ms.min(now_ms);
+        }
+        for f in &mut self.files {
+            f.timestamp_ms = f.timestamp_ms.min(now_ms);
+        }
+        for c in &mut self.commands {
+            c.timestamp_ms = c.timestamp_ms.min(now_ms);
+        }
+        self
+    }
+
     /// The first line of the first user message, for listings.
     pub fn first_user_line(&self) -> Option<&str> {
         self.messages

@@ -42,6 +42,10 @@ pub struct SessionRow {
     /// Who and which machine published it, for a session pulled from the
     /// team store; `None` for this machine's own.
     pub origin: Option<String>,
+    /// Whether its transcript was found in a code folder (inside a project,
+    /// where a cloned repository may have brought it) rather than in its
+    /// harness's own data folder.
+    pub in_code_folder: bool,
 }
 
 /// The columns of a [`SessionRow`], over `sessions s`. A session whose
@@ -53,7 +57,7 @@ pub(crate) const SESSION_COLUMNS: &str =
         WHERE o.project_id = s.project_id AND o.harness = s.harness AND o.project_dir IS NOT NULL
         LIMIT 1)),
     s.project_name, s.project_id, s.title, s.parent_id, s.message_count, s.first_user,
-    s.source_path, s.source_id IS NOT NULL, s.origin";
+    s.source_path, s.source_id IS NOT NULL, s.origin, s.in_code_folder";
 
 pub(crate) fn session_row(r: &Row<'_>) -> rusqlite::Result<SessionRow> {
     Ok(SessionRow {
@@ -75,6 +79,7 @@ pub(crate) fn session_row(r: &Row<'_>) -> rusqlite::Result<SessionRow> {
         source_path: r.get(13)?,
         has_source: r.get(14)?,
         origin: r.get(15)?,
+        in_code_folder: r.get(16)?,
     })
 }
 
@@ -94,6 +99,9 @@ pub struct SessionFilter {
     /// Never these sessions (by session id or the harness's own id): the
     /// live session of the agent that asks, for one.
     pub exclude: Vec<String>,
+    /// Never sessions whose transcript was found in a code folder: what
+    /// agents are given unless the user says otherwise.
+    pub skip_code_folders: bool,
 }
 
 /// Whose sessions a filter keeps.
@@ -119,6 +127,7 @@ impl SessionFilter {
             until,
             origin,
             exclude,
+            skip_code_folders,
         } = self;
         harness.is_none()
             && project.is_none()
@@ -126,6 +135,7 @@ impl SessionFilter {
             && until.is_none()
             && origin.is_none()
             && exclude.is_empty()
+            && !skip_code_folders
     }
 
     /// The SQL condition (on the `sessions` table aliased `s`) and its parameters.
@@ -172,6 +182,9 @@ impl SessionFilter {
         if let Some(t) = self.until {
             args.push(Value::Integer(t));
             conds.push(format!("s.started_at < ?{}", args.len()));
+        }
+        if self.skip_code_folders {
+            conds.push("s.in_code_folder = 0".to_string());
         }
         for id in &self.exclude {
             args.push(Value::Text(id.clone()));

@@ -203,6 +203,13 @@ CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
     DELETE FROM partial_units WHERE message = old.message;
 END;
 "#,
+    // 7: whether a session's transcript was found in a code folder (inside
+    //    a project, where a cloned repository may have brought it) rather
+    //    than in its harness's own data folder: such sessions are labelled
+    //    and kept from agents unless the user says otherwise.
+    r#"
+ALTER TABLE sessions ADD COLUMN in_code_folder INTEGER NOT NULL DEFAULT 0;
+"#,
 ];
 
 /// The schema version this deja writes.

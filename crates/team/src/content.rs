@@ -151,19 +151,8 @@ pub fn check_origin(origin: &str) -> std::result::Result<(), String> {
 
 /// `s` with every date later than `now` (ms) set to `now`: a publisher
 /// cannot place its sessions in the future, above everyone's own.
-pub fn clamp_dates(mut s: Session, now: i64) -> Session {
-    s.started_at_ms = s.started_at_ms.min(now);
-    s.updated_at_ms = s.updated_at_ms.min(now);
-    for m in &mut s.messages {
-        m.timestamp_ms = m.timestamp_ms.min(now);
-    }
-    for f in &mut s.files {
-        f.timestamp_ms = f.timestamp_ms.min(now);
-    }
-    for c in &mut s.commands {
-        c.timestamp_ms = c.timestamp_ms.min(now);
-    }
-    s
+pub fn clamp_dates(s: Session, now: i64) -> Session {
+    s.clamped_to(now)
 }
 
 /// Feeds fields into a hash unambiguously: each is tagged and length-prefixed.

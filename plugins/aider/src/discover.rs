@@ -18,13 +18,18 @@
 //!
 //! minus the config's `exclude` patterns. The walk skips `.git`,
 //! `node_modules`, `target` and other build folders; an unreadable folder is
-//! a warning. Every place examined is recorded for `deja doctor`.
+//! a warning. Every place examined is recorded for `deja doctor`. The
+//! histories found without configuration are marked as found in a code
+//! folder ([`deja_plugin_api::discover::FOUND_IN_CODE_FOLDER`]): one there
+//! may have come with a cloned repository, so the host checks and labels it.
 
 use std::fs;
 use std::io::ErrorKind;
 use std::path::Path;
 
-use deja_plugin_api::discover::{expand_home, split_path_list, Collector, Excludes};
+use deja_plugin_api::discover::{
+    expand_home, split_path_list, Collector, Excludes, CODE_FOLDERS, KNOWN_PROJECTS_VAR,
+};
 use deja_plugin_api::{Discovery, HostContext, PluginError};
 
 use crate::config::AiderConfig;
@@ -39,20 +44,6 @@ const ROOTS_VAR: &str = "DEJA_AIDER_ROOTS";
 const PROJECTS_LIST: &str = ".config/deja/aider-projects";
 /// How many folders below a root the walk descends.
 const ROOT_DEPTH: usize = 2;
-/// The variable in which the host names the project directories of the
-/// sessions it holds (of every harness).
-const KNOWN_VAR: &str = "DEJA_KNOWN_PROJECTS";
-/// The folders under home where people usually keep their code.
-const CODE_FOLDERS: [&str; 8] = [
-    "src",
-    "code",
-    "projects",
-    "dev",
-    "work",
-    "repos",
-    "git",
-    "workspace",
-];
 
 /// Finds the histories `context` points to.
 pub(crate) fn discover(context: &HostContext) -> Result<Discovery, PluginError> {
@@ -76,22 +67,27 @@ pub(crate) fn discover(context: &HostContext) -> Result<Discovery, PluginError> 
     for root in &config.common.roots {
         search_root(&mut collector, &expand_home(root, home), "config roots");
     }
-    if let Some(list) = context.env(KNOWN_VAR) {
+    // Project folders: a history there may have come with the repository.
+    if let Some(list) = context.env(KNOWN_PROJECTS_VAR) {
         for dir in split_path_list(list) {
             let history = dir.join(HISTORY_NAME);
             if dir.is_absolute() && history.is_file() {
-                history_file(
-                    &mut collector,
-                    &history,
-                    "a project of another harness's session",
-                );
+                collector.searched(&history, "a project of another harness's session");
+                collector.add_found_in_code_folder(&history);
             }
         }
     }
     for name in CODE_FOLDERS {
         let dir = home.join(name);
         if dir.is_dir() {
-            search_root(&mut collector, &dir, "code folders under home");
+            collector.searched(&dir, "code folders under home");
+            if !collector.is_excluded(&dir) {
+                collector.walk(&dir, ROOT_DEPTH, &mut |collector, path| {
+                    if is_history(path) {
+                        collector.add_found_in_code_folder(path);
+                    }
+                });
+            }
         }
     }
     Ok(collector.finish())
@@ -143,9 +139,14 @@ fn search_root(collector: &mut Collector, root: &Path, reason: &str) {
         collector.add(root);
     } else if root.is_dir() {
         collector.walk(root, ROOT_DEPTH, &mut |collector, path| {
-            if path.file_name().is_some_and(|name| name == HISTORY_NAME) {
+            if is_history(path) {
                 collector.add(path);
             }
         });
     }
+}
+
+/// Whether `path` is named as aider names its history.
+fn is_history(path: &Path) -> bool {
+    path.file_name().is_some_and(|name| name == HISTORY_NAME)
 }

@@ -270,4 +270,31 @@ fn without_configuration_it_looks_in_known_projects_and_the_usual_code_folders()
         .iter()
         .any(|(p, _, _)| p.starts_with(home.path("elsewhere/no-history"))));
     assert!(!searched.iter().any(|(p, _, _)| *p == home.path("code")));
+    // Every history found so is marked: it may have come with a clone.
+    let mut marked: Vec<PathBuf> = searched
+        .iter()
+        .filter(|(_, reason, _)| reason == "found in a code folder")
+        .map(|(p, _, _)| p.clone())
+        .collect();
+    marked.sort();
+    assert_eq!(marked, expected);
+}
+
+#[test]
+fn a_listed_project_in_a_code_folder_is_not_marked_as_found_there() {
+    let home = TempHome::new("listed-in-src");
+    let listed = home.touch(&format!("src/mine/{HISTORY}"));
+    let cloned = home.touch(&format!("src/cloned/{HISTORY}"));
+    let list = home.touch(".config/deja/aider-projects");
+    std::fs::write(&list, format!("{}\n", home.path("src/mine").display())).unwrap();
+    let discovery = AiderReader::discover(&context(&home.0, &[], "{}")).unwrap();
+    let mut expected = vec![listed, cloned.clone()];
+    expected.sort();
+    assert_eq!(found(&discovery), expected);
+    let marked: Vec<PathBuf> = reasons(&discovery)
+        .into_iter()
+        .filter(|(_, reason, _)| reason == "found in a code folder")
+        .map(|(p, _, _)| p)
+        .collect();
+    assert_eq!(marked, [cloned]);
 }

@@ -4,10 +4,17 @@
 //! description names another) instead; the files its own variables name;
 //! the config's roots; then, below each root, the files that match
 //! `files.glob` and not `files.exclude`, walked to `files.depth` levels.
+//! Without the root variable, a description with `files.in_projects` also
+//! looks into every project folder deja knows and those of the usual code
+//! folders under home; what it finds there is marked as found in a code
+//! folder, since it may have come with a cloned repository.
 
 use std::path::{Path, PathBuf};
 
-use deja_plugin_api::discover::{expand_home, split_path_list, Collector, CommonConfig, Excludes};
+use deja_plugin_api::discover::{
+    expand_home, split_path_list, Collector, CommonConfig, Excludes, CODE_FOLDERS,
+    KNOWN_PROJECTS_VAR,
+};
 use deja_plugin_api::{Discovery, HostContext, PluginError};
 
 use crate::description::{Description, Os, Root};
@@ -34,7 +41,17 @@ pub fn discover(d: &Description, context: &HostContext) -> Result<Discovery, Plu
         }
     }
     let depth = d.files.depth.unwrap_or(DEFAULT_DEPTH);
-    for (root, reason) in &roots {
+    let in_projects = match (&d.files.in_projects, context.env(&root_var(d))) {
+        (Some(name), None) => in_projects(context, name),
+        _ => Vec::new(),
+    };
+    // The roots first: a place the user named is not marked even when it is
+    // a project folder too.
+    let places = roots
+        .iter()
+        .map(|root| (root, false))
+        .chain(in_projects.iter().map(|root| (root, true)));
+    for ((root, reason), in_project) in places {
         collector.searched(root, reason);
         if root.is_file() {
             collector.add(root);
@@ -43,7 +60,11 @@ pub fn discover(d: &Description, context: &HostContext) -> Result<Discovery, Plu
         let root_path = root.clone();
         collector.walk(root, depth, &mut |c, file| {
             if is_transcript(d, &root_path, file) {
-                c.add(file);
+                if in_project {
+                    c.add_found_in_code_folder(file);
+                } else {
+                    c.add(file);
+                }
             }
         });
     }
@@ -60,7 +81,8 @@ pub fn root_var(d: &Description) -> String {
     })
 }
 
-/// The roots to search, each with why.
+/// The roots to search, each with why; the project folders of
+/// `files.in_projects` are not among them (see [`in_projects`]).
 pub fn roots(
     d: &Description,
     context: &HostContext,
@@ -93,11 +115,6 @@ pub fn roots(
             })
             .collect(),
     };
-    if context.env(&var).is_none() {
-        if let Some(name) = &d.files.in_projects {
-            out.extend(in_projects(context, name));
-        }
-    }
     out.extend(
         config
             .roots
@@ -109,24 +126,12 @@ pub fn roots(
     out
 }
 
-/// The variable holding the project folders the store's sessions name.
-pub const KNOWN_PROJECTS_VAR: &str = "DEJA_KNOWN_PROJECTS";
-
-/// The usual code folders under home, searched two levels deep for projects.
-pub const CODE_FOLDERS: [&str; 8] = [
-    "src",
-    "code",
-    "projects",
-    "dev",
-    "work",
-    "repos",
-    "git",
-    "workspace",
-];
-
 /// `<project>/<name>` for every project folder deja knows and every folder
 /// (two levels deep) of the usual code folders under home, where it exists.
-fn in_projects(context: &HostContext, name: &str) -> Vec<(PathBuf, String)> {
+/// What is found there is marked as found in a code folder
+/// ([`deja_plugin_api::discover::FOUND_IN_CODE_FOLDER`]): a transcript inside
+/// a project may have come with a cloned repository.
+pub fn in_projects(context: &HostContext, name: &str) -> Vec<(PathBuf, String)> {
     let mut out = Vec::new();
     if let Some(known) = context.env(KNOWN_PROJECTS_VAR) {
         for dir in split_path_list(known) {

@@ -117,4 +117,24 @@ fn discovery_looks_inside_known_projects_and_code_folders() {
     // A project folder another harness's session named.
     let known = at("elsewhere/app");
     assert_eq!(found(&[("DEJA_KNOWN_PROJECTS", &known)]).len(), 3);
+    // Each is marked as found in a code folder (it may have come with a
+    // clone), unless a place the user named holds it.
+    let marked = |env: &[(&str, &str)]| -> Vec<String> {
+        let mut v: Vec<String> = TomlReader::discover(&context(h, env))
+            .unwrap()
+            .searched
+            .iter()
+            .filter(|s| s.reason.as_str() == "found in a code folder")
+            .map(|s| s.path.to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(marked(&[]), found(&[]));
+    let named = at("src/shop/.crush");
+    assert_eq!(
+        marked(&[("DEJA_CRUSH_ROOT", &named)]),
+        Vec::<String>::new(),
+        "the root variable replaces the project folders"
+    );
 }

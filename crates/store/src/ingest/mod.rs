@@ -144,7 +144,33 @@ impl Store {
 
     /// Stores the sessions parsed from one transcript, in one transaction.
     pub fn apply(&mut self, file: &FileState<'_>, sessions: &[Session]) -> Result<Applied> {
-        self.in_transaction(|tx| apply_in(tx, file, sessions))
+        self.apply_found(file, sessions, Found::Own)
+    }
+
+    /// Stores the sessions parsed from one transcript found as `found` says,
+    /// in one transaction.
+    pub fn apply_found(
+        &mut self,
+        file: &FileState<'_>,
+        sessions: &[Session],
+        found: Found,
+    ) -> Result<Applied> {
+        self.in_transaction(|tx| apply_in(tx, file, sessions, found))
+    }
+
+    /// Labels the sessions last read from `path` (of `harness`) as found in
+    /// a code folder: its transcript is not read any more (a repository
+    /// tracks it), and what was read from it before is kept, labelled.
+    /// Returns the number of sessions labelled anew.
+    pub fn label_found_in_code_folder(&self, harness: &str, path: &str) -> Result<usize> {
+        self.conn()
+            .execute(
+                "UPDATE sessions SET in_code_folder = 1
+                 WHERE in_code_folder = 0 AND source_id =
+                     (SELECT id FROM sources WHERE harness = ?1 AND path = ?2)",
+                [harness, path],
+            )
+            .map_err(|e| self.wrap(e))
     }
 
     /// Sources of `harness` whose file no longer exists: their sessions stay,
@@ -216,6 +242,7 @@ fn apply_in(
     tx: &Transaction<'_>,
     file: &FileState<'_>,
     sessions: &[Session],
+    found: Found,
 ) -> rusqlite::Result<Applied> {
     let source_id = upsert_source(tx, file, None)?;
     let mut applied = Applied::default();
@@ -248,7 +275,8 @@ fn apply_in(
         }
         match existing(tx, &s.harness, &s.id)? {
             None => {
-                let row = insert_session(tx, s, Provenance::Transcript(source_id, file.path))?;
+                let row =
+                    insert_session(tx, s, Provenance::Transcript(source_id, file.path, found))?;
                 applied.sessions_added += 1;
                 applied.messages_added += write_messages(tx, row, &s.messages)?.added;
                 write_session_document(tx, row)?;
@@ -267,7 +295,12 @@ fn apply_in(
                         continue;
                     }
                 }
-                update_session(tx, e.row, s, Provenance::Transcript(source_id, file.path))?;
+                update_session(
+                    tx,
+                    e.row,
+                    s,
+                    Provenance::Transcript(source_id, file.path, found),
+                )?;
                 let diff = write_messages(tx, e.row, &s.messages)?;
                 if diff.added + diff.changed + diff.removed > 0 || other_source.is_some() {
                     applied.sessions_updated += 1;
@@ -331,12 +364,23 @@ fn first_user(s: &Session) -> Option<String> {
     s.first_user_line().map(|l| deja_model::one_line(l, 200))
 }
 
+/// Where a transcript was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// In its harness's own data folder, or a place the user named.
+    Own,
+    /// In a code folder (inside a project): it may have come with a cloned
+    /// repository, so its sessions are labelled and kept from agents unless
+    /// the user says otherwise.
+    InCodeFolder,
+}
+
 /// Where a stored session comes from: a transcript on this machine, or the
 /// team store.
 #[derive(Clone, Copy)]
 pub(crate) enum Provenance<'a> {
-    /// A transcript: its source row and path.
-    Transcript(i64, &'a str),
+    /// A transcript: its source row and path, and where it was found.
+    Transcript(i64, &'a str, Found),
     /// The team store.
     Team(&'a Pulled<'a>),
 }
@@ -345,9 +389,14 @@ impl<'a> Provenance<'a> {
     /// The source row and transcript path (none for a pulled session).
     fn source(self) -> (Option<i64>, Option<&'a str>) {
         match self {
-            Provenance::Transcript(id, path) => (Some(id), Some(path)),
+            Provenance::Transcript(id, path, _) => (Some(id), Some(path)),
             Provenance::Team(_) => (None, None),
         }
+    }
+
+    /// Whether its transcript was found in a code folder.
+    fn in_code_folder(self) -> bool {
+        matches!(self, Provenance::Transcript(_, _, Found::InCodeFolder))
     }
 
     /// The origin and the team content hash (none for this machine's own).
@@ -369,8 +418,9 @@ pub(crate) fn insert_session(
     tx.query_row(
         "INSERT INTO sessions (harness, session_id, native_id, source_id, source_path,
             started_at, updated_at, project_dir, project_name, project_id, title, parent_id,
-            precedence, message_count, first_user, origin, origin_hash)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+            precedence, message_count, first_user, origin, origin_hash, in_code_folder)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+            ?18)
          RETURNING id",
         params![
             s.harness,
@@ -390,6 +440,7 @@ pub(crate) fn insert_session(
             first_user(s),
             origin,
             origin_hash,
+            from.in_code_folder(),
         ],
         |r| r.get(0),
     )
@@ -407,7 +458,7 @@ pub(crate) fn update_session(
         "UPDATE sessions SET native_id = ?2, source_id = ?3, source_path = ?4, started_at = ?5,
             updated_at = ?6, project_dir = ?7, project_name = ?8, project_id = ?9, title = ?10,
             parent_id = ?11, precedence = ?12, message_count = ?13, first_user = ?14,
-            origin = ?15, origin_hash = ?16
+            origin = ?15, origin_hash = ?16, in_code_folder = ?17
          WHERE id = ?1",
         params![
             row,
@@ -426,6 +477,7 @@ pub(crate) fn update_session(
             first_user(s),
             origin,
             origin_hash,
+            from.in_code_folder(),
         ],
     )
     .map(|_| ())

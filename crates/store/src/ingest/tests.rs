@@ -820,3 +820,69 @@ fn a_message_embedded_in_part_waits_for_the_rest_until_it_is_complete_or_changes
         .unwrap();
     assert_eq!(store.partial_count().unwrap(), 0);
 }
+
+#[test]
+fn sessions_found_in_a_code_folder_are_labelled_and_filters_can_leave_them_out() {
+    let (_dir, mut store) = open();
+    store
+        .apply(&file("/own"), &[session("own", &["mine"])])
+        .unwrap();
+    store
+        .apply_found(
+            &file("/src/x/.crush/crush.db"),
+            &[session("cloned", &["planted"])],
+            Found::InCodeFolder,
+        )
+        .unwrap();
+    assert!(!row(&store, "own").in_code_folder);
+    assert!(row(&store, "cloned").in_code_folder);
+    let ids = |filter: &crate::SessionFilter| -> Vec<String> {
+        let mut ids: Vec<String> = store
+            .sessions(filter, None)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(ids(&crate::SessionFilter::default()), ["cloned", "own"]);
+    let agents = crate::SessionFilter {
+        skip_code_folders: true,
+        ..Default::default()
+    };
+    assert!(!agents.is_empty());
+    assert_eq!(ids(&agents), ["own"]);
+    // Read again from its own place, it is this machine's own again.
+    store
+        .apply(
+            &file("/src/x/.crush/crush.db"),
+            &[session("cloned", &["planted"])],
+        )
+        .unwrap();
+    assert!(!row(&store, "cloned").in_code_folder);
+}
+
+#[test]
+fn a_transcript_no_longer_read_leaves_its_sessions_labelled() {
+    let (_dir, mut store) = open();
+    store
+        .apply(
+            &file("/src/cloned/.aider.chat.history.md"),
+            &[session("a", &["x"])],
+        )
+        .unwrap();
+    assert_eq!(
+        store
+            .label_found_in_code_folder("test", "/src/cloned/.aider.chat.history.md")
+            .unwrap(),
+        1
+    );
+    assert!(row(&store, "a").in_code_folder);
+    assert_eq!(
+        store
+            .label_found_in_code_folder("test", "/src/cloned/.aider.chat.history.md")
+            .unwrap(),
+        0
+    );
+}

@@ -413,7 +413,7 @@ fn json_with(file: &Path, text: &str, entries: &[Entry]) -> Result<(String, Vec<
                     .iter()
                     .any(|g| g.as_ref() == Some(group));
                 // An earlier deja's commands go, wherever they are.
-                text = without_hooks(file, text, path, ours, present.then_some(group))?;
+                text = without_hooks(file, text, path, ours, group, present.then_some(group))?;
                 if present {
                     wrote.push(Wrote::Hook {
                         path: strings(path),
@@ -442,15 +442,30 @@ fn command_of(hook: &Value) -> Option<&str> {
     hook.get("command").and_then(Value::as_str)
 }
 
-/// `text` without deja's hook commands in the list of groups at `path`: a
-/// group of deja's commands alone goes whole, from any other group only
-/// deja's commands go. With `keep`, a group equal to it stays (the one this
-/// setup writes).
+/// Whether two hook groups are alike but for their hooks (the same
+/// `matcher`, nothing else of the user's).
+fn same_group(a: &Value, b: &Value) -> bool {
+    let rest = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("hooks");
+        }
+        v
+    };
+    rest(a) == rest(b)
+}
+
+/// `text` without deja's hook commands in the list of groups at `path`:
+/// from each group deja's commands go, and a group left empty goes when it
+/// is one deja writes (`deja_group` but for its hooks); a group with the
+/// user's hooks, or a matcher of the user's, stays. With `keep`, a group
+/// equal to it stays (the one this setup writes).
 fn without_hooks(
     file: &Path,
     text: String,
     path: &[&str],
     ours: &fn(&str) -> bool,
+    deja_group: &Value,
     keep: Option<&Value>,
 ) -> Result<String> {
     let mut text = text;
@@ -490,7 +505,8 @@ fn without_hooks(
             if is_ours.is_empty() || !is_ours.iter().any(|x| *x) {
                 continue;
             }
-            if is_ours.iter().all(|x| *x) {
+            let deja_made = value.as_ref().is_some_and(|v| same_group(v, deja_group));
+            if is_ours.iter().all(|x| *x) && deja_made {
                 cut = Some(json_text::cut_span(list, &spans(groups), gi));
                 break 'groups;
             }
@@ -595,7 +611,7 @@ fn json_without(
                 let made = rec.map_or_else(|| made_in(original, path), |r| r.2);
                 text = prune(file, text, path, path.len(), made)?;
             }
-            Entry::Hook { path, ours, .. } => {
+            Entry::Hook { path, ours, group } => {
                 let made = wrote
                     .iter()
                     .find_map(|w| match w {
@@ -603,7 +619,7 @@ fn json_without(
                         _ => None,
                     })
                     .unwrap_or_else(|| made_in(original, path));
-                text = without_hooks(file, text, path, ours, None)?;
+                text = without_hooks(file, text, path, ours, group, None)?;
                 text = prune(file, text, path, path.len(), made)?;
             }
         }
@@ -925,14 +941,16 @@ pub fn apply(w: &FileWiring, state: &Path, dry_run: bool) -> Result<Vec<String>>
             Some(b) => text_of(&w.path, b)?,
             None => "",
         };
-        // The entries of the last setup come out first: what the user
-        // changed since stays, and the record describes this setup alone.
-        let base = match (&record, &current) {
-            (Some(r), Some(_)) => {
-                let original = v1_original(w, Some(r))?;
-                without(w, text, Some(r), original.as_deref())?.unwrap_or_default()
+        // deja's entries come out first (the last setup's, and any of an
+        // earlier deja's): what the user changed since stays, and the record
+        // describes this setup alone.
+        let base = match &current {
+            None => String::new(),
+            Some(_) if record.is_none() && matches!(w.kind, Kind::Owned { .. }) => text.to_string(),
+            Some(_) => {
+                let original = v1_original(w, record.as_ref())?;
+                without(w, text, record.as_ref(), original.as_deref())?.unwrap_or_default()
             }
-            _ => text.to_string(),
         };
         let (new, wrote) = with(w, &base, current.is_some(), record.as_ref())?;
         if current.is_some() && new == text {
@@ -1369,6 +1387,46 @@ mod tests {
         assert_eq!(groups.len(), 2, "{v:#}");
         assert_eq!(groups[0]["hooks"][0]["command"], "~/bin/notify-start");
         assert_eq!(groups[1]["hooks"][0]["command"], "echo ' context --hook '");
+        // A group of the user's (its own matcher) that held deja's command
+        // alone stays, emptied; deja's own group goes.
+        std::fs::write(
+            &file,
+            r#"{"hooks": {"SessionStart": [{"matcher": "resume", "hooks": [{"type": "command", "command": "/old/deja context --hook claude"}]}, {"hooks": [{"type": "command", "command": "/old/deja context --hook claude"}]}]}}"#,
+        )
+        .unwrap();
+        apply(&w, &state, false).unwrap();
+        undo(&w, &state, false).unwrap();
+        assert_eq!(
+            value(&file),
+            json!({"hooks": {"SessionStart": [{"matcher": "resume", "hooks": []}]}})
+        );
+    }
+
+    #[test]
+    fn an_earlier_dejas_record_is_undone_by_its_original() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("settings.json");
+        let state = dir.path().join("state");
+        // What an earlier deja left: its record (no values) and the original.
+        let original = "{\"mcpServers\": {\"deja\": {\"command\": \"mine\"}}}";
+        std::fs::create_dir_all(&state).unwrap();
+        std::fs::write(backup_path(&state, &file), original).unwrap();
+        let wired = "{\"mcpServers\": {\"deja\": {\"command\": \"/old/deja\", \"args\": [\"mcp\"]}}, \"hooks\": {\"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/old/deja context --hook claude\"}]}]}, \"permissions\": {\"allow\": [\"mcp__deja\"]}}";
+        std::fs::write(&file, wired.replacen('{', "{\"mine\": 1, ", 1)).unwrap();
+        let record = json!({
+            "path": file,
+            "created": false,
+            "backup": backup_path(&state, &file),
+            "written_sha256": deja_model::sha256_hex(wired.as_bytes()),
+            "created_dirs": [],
+        });
+        std::fs::write(record_path(&state, &file), record.to_string()).unwrap();
+        undo(&wiring(file.clone(), "/new/deja"), &state, false).unwrap();
+        assert_eq!(
+            value(&file),
+            json!({"mine": 1, "mcpServers": {"deja": {"command": "mine"}}})
+        );
+        assert!(!state.exists());
     }
 
     #[test]

@@ -29,7 +29,7 @@ fn real_copy(dir: &Path) -> PathBuf {
 }
 
 /// Counts by SQLite's own JSON functions, not the reader: messages with a
-/// text part, and bash calls.
+/// text part that is not Crush's `/init` prompt, and bash calls.
 fn independent_count(db: &Path) -> (usize, usize) {
     let conn = Connection::open(db).unwrap();
     let count =
@@ -39,7 +39,9 @@ fn independent_count(db: &Path) -> (usize, usize) {
             "SELECT count(*) FROM messages m WHERE role IN ('user', 'assistant') AND EXISTS (
                SELECT 1 FROM json_each(m.parts) j
                WHERE json_extract(j.value, '$.type') = 'text'
-                 AND trim(json_extract(j.value, '$.data.text')) != '')",
+                 AND trim(json_extract(j.value, '$.data.text')) != ''
+                 AND json_extract(j.value, '$.data.text')
+                     NOT LIKE '`Please analyze this codebase and create a%')",
         ),
         count(
             "SELECT count(*) FROM messages m, json_each(m.parts) j
@@ -79,7 +81,13 @@ fn a_real_crush_database_reads_from_its_write_ahead_log() {
     let (messages, bash) = independent_count(&db);
     assert_eq!(s.messages.len(), messages);
     assert_eq!(s.commands.len(), bash);
-    assert_eq!(s.messages[0].role, Role::User);
+    // The session began with Crush's `/init` prompt, which is not the
+    // person's: the first message is the answer to it, the person's first
+    // words come after.
+    assert_eq!(s.messages[0].role, Role::Assistant);
+    assert!(s.messages[1]
+        .text
+        .starts_with("the testing you added to the file is not correct"));
     assert!(s.started_at_ms > 1_750_000_000_000, "{}", s.started_at_ms);
 }
 

@@ -155,6 +155,7 @@ fn select(
             },
             origin: None,
             exclude: Vec::new(),
+            skip_code_folders: false,
         };
         let matched = store.sessions(&filter, None)?;
         if !matched.is_empty() && ask && !confirm(&matched)? {

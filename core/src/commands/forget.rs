@@ -87,11 +87,16 @@ pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
 /// The writer lock (waiting up to `index.lock_wait_secs`) and the store
 /// opened for writing under it.
 fn open_write(app: &App) -> Result<(lock::WriterLock, Store)> {
-    let held = lock::acquire(
-        &app.paths.lock_file(),
+    open_write_waiting(
+        app,
         Wait::Up(Duration::from_secs(app.config.config.index.lock_wait_secs)),
-        &mut |m| output::warn(m),
-    )?;
+    )
+}
+
+/// The writer lock (waiting as `wait` says) and the store opened for
+/// writing under it.
+fn open_write_waiting(app: &App, wait: Wait) -> Result<(lock::WriterLock, Store)> {
+    let held = lock::acquire(&app.paths.lock_file(), wait, &mut |m| output::warn(m))?;
     Ok((held, Store::open(&app.paths.database())?))
 }
 
@@ -117,10 +122,10 @@ pub fn forget_rows(app: &App, store: &mut Store, rows: &[SessionRow]) -> Result<
 }
 
 /// Forgets the session `id` names (an id or a unique prefix), under the
-/// writer lock, as `deja forget ID --yes` does; returns its row and what
-/// forgetting did.
-pub fn forget_one(app: &App, id: &str) -> Result<(SessionRow, Forgotten)> {
-    let (_lock, mut store) = open_write(app)?;
+/// writer lock (waiting for it as `wait` says), as `deja forget ID --yes`
+/// does; returns its row and what forgetting did.
+pub fn forget_one(app: &App, id: &str, wait: Wait) -> Result<(SessionRow, Forgotten)> {
+    let (_lock, mut store) = open_write_waiting(app, wait)?;
     let row = super::pick_session(&store, id)?;
     let done = forget_rows(app, &mut store, std::slice::from_ref(&row))?;
     Ok((row, done))

@@ -5,14 +5,9 @@
 use anyhow::Result;
 use maud::html;
 
-use deja_store::query::SessionRow;
-use deja_store::Store;
-
 use super::{encode, layout, session_href, stored, token_field, Nav, Site};
-use crate::app::App;
 use crate::commands;
-use crate::commands::forget::Forgotten;
-use crate::lock::{self, LockError, Wait};
+use crate::lock::{LockError, Wait};
 use crate::output::{local_short, project_label};
 use crate::ui::http::Page;
 
@@ -42,7 +37,7 @@ pub fn confirm(site: &mut Site<'_>, id: &str) -> Result<Page> {
 /// store's writer lock (a running `deja index`), says to try again rather
 /// than wait, which would hold up every page.
 pub fn done(site: &mut Site<'_>, id: &str) -> Result<Page> {
-    let (row, forgotten) = match forget_now(site.app, id) {
+    let (row, forgotten) = match commands::forget::forget_one(site.app, id, Wait::No) {
         Ok(done) => done,
         Err(e) => match e.downcast_ref::<LockError>() {
             Some(LockError::Busy { .. }) => return Ok(busy(site, id)),
@@ -62,16 +57,6 @@ pub fn done(site: &mut Site<'_>, id: &str) -> Result<Page> {
         p { a href="/" { "Back to search" } }
     };
     Ok(Page::html(200, layout("Forgotten", Nav::None, body)))
-}
-
-/// Forgets the session `id` names as `deja forget ID --yes` does, if the
-/// writer lock is free now.
-fn forget_now(app: &App, id: &str) -> Result<(SessionRow, Forgotten)> {
-    let _lock = lock::acquire(&app.paths.lock_file(), Wait::No, &mut |_: &str| {})?;
-    let mut store = Store::open(&app.paths.database())?;
-    let row = commands::pick_session(&store, id)?;
-    let done = commands::forget::forget_rows(app, &mut store, std::slice::from_ref(&row))?;
-    Ok((row, done))
 }
 
 /// The answer while the index is being written: nothing forgotten, and

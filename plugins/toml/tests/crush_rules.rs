@@ -199,8 +199,13 @@ fn init_prompts_summaries_and_title_sessions_are_not_the_persons_words() {
     assert_eq!(s.commands.len(), 1, "the /init turn's tool calls are kept");
 }
 
+/// The summary as Crush wrote it from July to October 2025
+/// (`internal/llm/agent/agent.go`, `Summarize`): the model's summary, then
+/// the shell's folder under a heading of Crush's.
+const SUMMARY_2025: &str = "We set up CRUSH.md and fixed the tests.\n\n**Current working directory of the persistent shell**\n\n/home/me/app";
+
 #[test]
-fn a_summary_is_found_by_the_session_row_in_databases_before_the_summary_column() {
+fn a_summary_is_found_by_its_text_in_databases_before_the_summary_column() {
     let dir = tempfile::tempdir().unwrap();
     let db = db_path(dir.path());
     let conn = create(&db, false);
@@ -219,7 +224,7 @@ fn a_summary_is_found_by_the_session_row_in_databases_before_the_summary_column(
         "m3",
         "S",
         "assistant",
-        "Summary of the work so far",
+        SUMMARY_2025,
         1_754_000_000_003,
     );
     conn.execute(

@@ -212,6 +212,35 @@ fn a_failed_command_gets_one_framed_note_naming_the_session_that_met_its_error()
 }
 
 #[test]
+fn a_note_quoting_control_characters_keeps_its_frame_closed_within_its_bound() {
+    // A stored message with the error and 2,000 backspaces: each becomes a
+    // three-byte picture, which must not push the frame's end past the bound.
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let history = format!(
+        "\n# aider chat started at 2025-12-01 17:02:18\n\n#### terraform plan dies with: Error: Error acquiring the state lock ConditionalCheckFailedException: The conditional request failed{}  \n\nThe lock is left over from the killed apply; unlock it with its ID.\n",
+        "\u{8}".repeat(2000)
+    );
+    sb.write("src/infra/.aider.chat.history.md", history);
+    sb.env("DEJA_AIDER_ROOTS", sb.home.join("src"));
+    sb.ok(&["index"]);
+    let shown = sb.ok(&["sessions", "--json"]).json();
+    assert_eq!(shown["sessions"].as_array().unwrap().len(), 1, "{shown:#}");
+    let answer = hook(&sb, "claude", "tool-failure", &state_lock_failure("live-1"));
+    let note = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no note: {answer:#}"));
+    assert!(
+        note.contains('\u{2408}'),
+        "the backspaces are not quoted: {note}"
+    );
+    assert_eq!(note.matches("<recalled-memory").count(), 1, "{note}");
+    assert_eq!(note.matches("</recalled-memory>").count(), 1, "{note}");
+    assert!(note.trim_end().ends_with("</recalled-memory>"), "{note}");
+    assert!(note.len() <= 1200, "{} bytes: {note}", note.len());
+}
+
+#[test]
 fn hooks_add_nothing_when_injection_is_off_globally_or_for_the_agent() {
     let sb = demo_sandbox();
     let start = serde_json::json!({"session_id": "s", "cwd": billing_api(), "hook_event_name": "SessionStart"});

@@ -34,6 +34,8 @@ pub struct Loaded {
     pub records: Vec<Record>,
     /// Indices into `records` of the conversation, root first.
     pub chain: Vec<usize>,
+    /// Lines with text that are not records (not JSON, or not a record).
+    pub unread_lines: usize,
 }
 
 impl Loaded {
@@ -56,11 +58,13 @@ pub fn load(text: &str) -> Loaded {
 /// The session id of a file of minimal records when nothing names it.
 pub const MINIMAL_SESSION: &str = "minimal";
 
-/// A minimal record, as other tools' conformance fixtures write them: a
-/// `user` or `assistant` record with `message.parts` and none of `uuid`,
-/// `parentUuid` and `sessionId`. It reads as a record of the chain that the
-/// file's lines make in order (`line-<n>`, each the child of the line
-/// before), in the session `session` (the file's name when parsing a file).
+/// A record that lacks some of the fields that chain it, as other tools
+/// write them (conformance fixtures, exports): a `user` or `assistant`
+/// record with `message.parts` and no `uuid`, `parentUuid` or `sessionId`.
+/// What it lacks is filled in so that the file's lines read in order: a
+/// `uuid` of `line-<n>`, as parent the record of the line before (unless it
+/// names one, or has a uuid and says `null`: a root), and the session of the
+/// file's first record, else `session` (the file's name when parsing a file).
 fn complete_minimal(
     value: &mut serde_json::Value,
     line: usize,
@@ -70,26 +74,37 @@ fn complete_minimal(
     let Some(map) = value.as_object_mut() else {
         return;
     };
-    let minimal = !map.contains_key("uuid")
-        && !map.contains_key("parentUuid")
-        && !map.contains_key("sessionId")
-        && matches!(
-            map.get("type").and_then(|t| t.as_str()),
-            Some("user" | "assistant")
-        )
-        && map
-            .get("message")
-            .and_then(|m| m.get("parts"))
-            .is_some_and(serde_json::Value::is_array);
-    if !minimal {
+    let message = matches!(
+        map.get("type").and_then(|t| t.as_str()),
+        Some("user" | "assistant")
+    ) && map
+        .get("message")
+        .and_then(|m| m.get("parts"))
+        .is_some_and(serde_json::Value::is_array);
+    if !message {
         return;
     }
-    map.insert("uuid".into(), format!("line-{line}").into());
-    map.insert(
-        "parentUuid".into(),
-        previous.map_or(serde_json::Value::Null, |p| p.into()),
-    );
-    map.insert("sessionId".into(), session.into());
+    let named = map
+        .get("uuid")
+        .is_some_and(|u| u.as_str().is_some_and(|u| !u.is_empty()));
+    if !named {
+        map.insert("uuid".into(), format!("line-{line}").into());
+    }
+    // A record without a uuid is no record's parent: nothing chains it but
+    // the order of the lines.
+    let parent = map.get("parentUuid");
+    if parent.is_none() || (!named && parent.is_some_and(serde_json::Value::is_null)) {
+        map.insert(
+            "parentUuid".into(),
+            previous.map_or(serde_json::Value::Null, |p| p.into()),
+        );
+    }
+    if !map
+        .get("sessionId")
+        .is_some_and(|s| s.as_str().is_some_and(|s| !s.is_empty()))
+    {
+        map.insert("sessionId".into(), session.into());
+    }
 }
 
 /// [`load`], with `session` as the session id of minimal records.
@@ -98,20 +113,25 @@ pub fn load_named(text: &str, session: &str) -> Loaded {
     let mut index: HashMap<String, usize> = HashMap::new();
     // The position of each line's record, for the leaf: the last line wins.
     let mut lines: Vec<usize> = Vec::new();
+    let mut unread_lines = 0;
     for line in text::lines(text) {
         let line = line.trim();
         if line.is_empty() {
             continue;
         }
         let Ok(mut value) = serde_json::from_str(line) else {
+            unread_lines += 1;
             continue;
         };
         let previous = lines
             .last()
             .and_then(|&at| records.get(at))
             .map(|r| r.uuid.clone());
+        // The file's session, once a record has named it.
+        let session = records.first().map_or(session, |r| r.session_id.as_str());
         complete_minimal(&mut value, lines.len(), previous.as_deref(), session);
         let Some(record) = Record::read(value) else {
+            unread_lines += 1;
             continue;
         };
         if records
@@ -137,7 +157,11 @@ pub fn load_named(text: &str, session: &str) -> Loaded {
     let chain = leaf(&records, &lines)
         .map(|leaf| walk(&records, &index, leaf))
         .unwrap_or_default();
-    Loaded { records, chain }
+    Loaded {
+        records,
+        chain,
+        unread_lines,
+    }
 }
 
 /// Adds a later fragment to the first one: parts appended, latest timestamp.

@@ -10,6 +10,8 @@
 //!   a file without any the file's modification time.
 //! - Its title is the last `custom_title` record's (`/rename`, or generated);
 //!   its parent the `parent_session` record's session (a sub-session).
+//! - A file with text but no record gives no session and a warning that
+//!   says so, never nothing at all.
 
 use deja_plugin_api::{Message, ParseOutput, RString, Session};
 
@@ -24,6 +26,14 @@ use crate::tools;
 pub fn output(loaded: Loaded, path: &str, modified_ms: i64) -> ParseOutput {
     let mut output = ParseOutput::default();
     let Some(session) = build(&loaded, path, modified_ms) else {
+        // Nothing is dropped without a word: a file with text but no
+        // record says why it gave nothing.
+        if loaded.unread_lines > 0 {
+            output.warnings.push(RString::from(format!(
+                "none of its {} line(s) is a Qwen Code chat record (a JSON object with a `type` and `message.parts`, or with a `uuid` and a `sessionId`): nothing was read",
+                loaded.unread_lines
+            )));
+        }
         return output;
     };
     if session.messages.is_empty() {

@@ -677,17 +677,21 @@ fn config_roots_add_places_minus_excludes() {
 }
 
 #[test]
-fn no_other_file_of_the_tree_is_a_session_or_a_warning() {
+fn no_other_file_of_the_tree_is_a_session_and_each_says_why() {
     let home = fixture("17-discovery/home/.qwen");
     let context = common::empty_context();
     for file in walk(&home) {
         let output = common::parse_file(&file, &context);
-        assert!(output.warnings.is_empty());
         if file.extension().is_some_and(|e| e == "jsonl") {
             // Sessions, but only the one in chats/ is discovered (above).
+            assert!(output.warnings.is_empty());
             assert_eq!(output.sessions.len(), 1);
         } else {
-            assert_eq!(output, ParseOutput::default(), "{}", file.display());
+            // Another file read as a chat gives nothing, and says why.
+            assert!(output.sessions.is_empty(), "{}", file.display());
+            assert_eq!(output.skipped_empty, 0);
+            assert_eq!(output.warnings.len(), 1, "{}", file.display());
+            assert!(output.warnings[0].contains("is a Qwen Code chat record"));
         }
     }
 }

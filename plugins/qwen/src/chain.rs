@@ -86,7 +86,8 @@ fn complete_minimal(
     }
     let named = map
         .get("uuid")
-        .is_some_and(|u| u.as_str().is_some_and(|u| !u.is_empty()));
+        .and_then(serde_json::Value::as_str)
+        .is_some_and(|u| !u.is_empty());
     if !named {
         map.insert("uuid".into(), format!("line-{line}").into());
     }
@@ -99,9 +100,10 @@ fn complete_minimal(
             previous.map_or(serde_json::Value::Null, |p| p.into()),
         );
     }
-    if !map
+    if map
         .get("sessionId")
-        .is_some_and(|s| s.as_str().is_some_and(|s| !s.is_empty()))
+        .and_then(serde_json::Value::as_str)
+        .is_none_or(str::is_empty)
     {
         map.insert("sessionId".into(), session.into());
     }

@@ -23,7 +23,8 @@ pub fn score(d: &Description, path: &str, head: &[u8]) -> u8 {
     } else {
         d.detect.names.iter().any(|g| g.matcher.is_match(name))
     };
-    if d.source.kind == Kind::Sqlite && !head.starts_with(SQLITE_MAGIC) {
+    let linked = d.source.linked.as_ref().is_some_and(|l| l.applies(path));
+    if d.source.kind == Kind::Sqlite && !linked && !head.starts_with(SQLITE_MAGIC) {
         return 0;
     }
     let holds = |needle: &str| {

@@ -12,6 +12,8 @@
 //! - [`discover`]: roots per OS and variables, globs, excludes.
 //! - [`source`]: JSONL lines, a JSON document (or its change log: [`log`])
 //!   or SQLite queries, read into groups of records, one per session.
+//! - [`linked`]: a session kept as a tree of JSON files (its messages and
+//!   their parts files of their own), read into one group.
 //! - [`session`]: a group turned into deja's session; [`place`]: values
 //!   taken from the transcript's path.
 //! - [`detect`], [`resume`] and [`time`]: recognising a file, reopening a
@@ -24,6 +26,7 @@
 pub mod description;
 pub mod detect;
 pub mod discover;
+pub mod linked;
 pub mod log;
 pub mod place;
 pub mod pointer;

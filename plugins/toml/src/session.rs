@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::description::{
     Action, Description, Field, FixedRole, IdFallback, MessageFields, Origin, RoleField, Tool,
 };
+use crate::linked;
 use crate::place;
 use crate::pointer::Pointer;
 use crate::source::{self, Group};
@@ -26,15 +27,14 @@ pub fn output(
     modified_ms: i64,
 ) -> Result<ParseOutput, PluginError> {
     let mut output = ParseOutput::default();
-    let warnings = source::load(d, path, bytes, &mut |group| match build(
-        d,
-        &group,
-        path,
-        modified_ms,
-    ) {
+    let mut visit = |group: Group| match build(d, &group, path, modified_ms) {
         Some(s) if !s.messages.is_empty() => output.sessions.push(s),
         _ => output.skipped_empty += 1,
-    })?;
+    };
+    let warnings = match d.source.linked.as_ref().filter(|l| l.applies(path)) {
+        Some(l) => linked::load(l, path, bytes, &mut visit)?,
+        None => source::load(d, path, bytes, &mut visit)?,
+    };
     output.warnings = warnings.into_iter().map(RString::from).collect();
     Ok(output)
 }

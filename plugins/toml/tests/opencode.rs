@@ -369,7 +369,7 @@ fn the_builtin_description_describes_opencode() {
     let info = TomlReader::info_in(&context(Path::new("/h"), &[])).unwrap();
     assert_eq!(info.harness.as_str(), "opencode");
     assert!(
-        info.version.as_str().starts_with("1.0.0+toml."),
+        info.version.as_str().starts_with("1.1.0+toml."),
         "{}",
         info.version
     );

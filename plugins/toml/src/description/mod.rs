@@ -224,6 +224,10 @@ pub struct Source {
     /// object.
     #[serde(default)]
     pub untag: bool,
+    /// Transcripts that are a session's own fields, whose messages are
+    /// files of their own (see [`crate::linked`]); the other files are read
+    /// as `kind` says.
+    pub linked: Option<crate::linked::Linked>,
 }
 
 /// A source's format.

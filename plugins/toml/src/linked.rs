@@ -19,9 +19,8 @@
 //!
 //! What is read is bounded (a file's size, the files of a session), a value
 //! that is not one plain folder name (`..`, a `/`) names no folder, and only
-//! plain files are read (no FIFO, no device, no link).
+//! regular files are read, as side files are (no FIFO, no device).
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use deja_plugin_api::{text, PluginError};
@@ -250,18 +249,10 @@ fn documents(links: &Links, base: &Path, owner: &Value, tally: &mut Tally) -> Ve
     out
 }
 
-/// The JSON document in the plain file at `path`, when it is one.
+/// The JSON document in the regular file at `path`, when it is one (read
+/// as a side file is: [`crate::place::read_small`]).
 fn read_json(path: &Path) -> Option<Value> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(MAX_FILE_BYTES)
-        .read_to_end(&mut bytes)
-        .ok()?;
+    let bytes = crate::place::read_small(path, MAX_FILE_BYTES)?;
     let (text, _) = text::decode(&bytes);
     serde_json::from_str(&text).ok()
 }

@@ -29,6 +29,7 @@ mod parse;
 mod plugins;
 mod recall;
 mod setup_undo;
+mod storage;
 mod team;
 mod trust;
 mod ui;

@@ -88,6 +88,8 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
     }
     let missing_half = answer.missing_half();
     let hits = answer.hits;
+    let rows: Vec<i64> = hits.iter().map(|h| h.session_row).collect();
+    let in_code_folders = engine.store().in_code_folders(&rows)?;
     // The process ends right after this command, without running library
     // destructors (see `deja_core::exit`); tearing the loaded model down here
     // would cost tens of milliseconds of a cold recall.
@@ -120,7 +122,7 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
             warnings: &warnings,
         })?;
     } else {
-        print_hits(&hits, &query);
+        print_hits(&hits, &query, &in_code_folders);
     }
     Ok(if hits.is_empty() {
         if !args.json {
@@ -172,16 +174,21 @@ pub(crate) fn by_session(hits: &[Hit]) -> Vec<Vec<&Hit>> {
     groups
 }
 
-fn print_hits(hits: &[Hit], query: &str) {
+/// Prints the hits; a session of `in_code_folders` (by row) is labelled as
+/// found in a code folder.
+fn print_hits(hits: &[Hit], query: &str, in_code_folders: &std::collections::HashSet<i64>) {
     let s = Style::stdout();
     let terms = lexical::terms(query);
     for (n, group) in by_session(hits).iter().enumerate() {
         let first = group[0];
         let project = output::project_label(&first.project);
-        let origin = match &first.origin {
+        let mut origin = match &first.origin {
             Some(o) => format!(" · from {}", deja_render::term::line(o)),
             None => String::new(),
         };
+        if in_code_folders.contains(&first.session_row) {
+            origin.push_str(" · found in a code folder");
+        }
         println!(
             "{:>2}. {}  {} · {} · {}{}",
             n + 1,

@@ -216,7 +216,7 @@ mod tests {
             out.extend_from_slice(&(p.len() as u16).to_be_bytes());
             out.extend_from_slice(p.as_bytes());
             out.push(0);
-            while (out.len() - start) % 8 != 0 {
+            while !(out.len() - start).is_multiple_of(8) {
                 out.push(0);
             }
         }

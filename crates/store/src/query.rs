@@ -393,6 +393,26 @@ impl Store {
             .map_err(|e| self.wrap(e))
     }
 
+    /// Which of the session rows `rows` were read from a transcript found
+    /// in a code folder, for labelling them.
+    pub fn in_code_folders(&self, rows: &[i64]) -> Result<std::collections::HashSet<i64>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT in_code_folder FROM sessions WHERE id = ?1")
+            .map_err(|e| self.wrap(e))?;
+        let mut out = std::collections::HashSet::new();
+        for &row in rows {
+            let found: Option<bool> = stmt
+                .query_row([row], |r| r.get(0))
+                .optional()
+                .map_err(|e| self.wrap(e))?;
+            if found == Some(true) {
+                out.insert(row);
+            }
+        }
+        Ok(out)
+    }
+
     /// The origins of sessions pulled from the team store, with their
     /// session counts, by name.
     pub fn origin_counts(&self) -> Result<Vec<(String, i64)>> {

@@ -21,6 +21,7 @@ mod guide;
 mod hardening;
 mod hostile;
 mod index;
+mod languages;
 mod install;
 mod live;
 mod mcp;

@@ -499,10 +499,10 @@ fn two_halves() -> Sandbox {
 }
 
 fn sql(sb: &Sandbox, statement: &str) {
-    rusqlite::Connection::open(sb.database())
-        .unwrap()
-        .execute_batch(statement)
-        .unwrap();
+    let conn = rusqlite::Connection::open(sb.database()).unwrap();
+    // The full-text triggers segment text through deja's SQL function.
+    deja_store::segment::register(&conn).unwrap();
+    conn.execute_batch(statement).unwrap();
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! common word is worth little whatever else matches.
 
 use deja_store::search::{match_expression, quote};
+use deja_store::segment::word_parts;
 pub use deja_store::Level;
 use deja_store::Store;
 
@@ -20,14 +21,22 @@ const STOP_WORDS: &[&str] = &[
     "why", "will", "with", "you", "your",
 ];
 
-/// The terms of a query: runs of letters, digits and `_`, lower-cased, without
-/// stop words (unless nothing else is left).
-pub fn terms(query: &str) -> Vec<String> {
-    let words: Vec<String> = query
+/// The words of a query as the full-text index holds them: runs of letters,
+/// digits and `_`, lower-cased, a run of Chinese, Japanese or Korean
+/// characters split into its bigrams as the index splits it
+/// ([`deja_store::segment`]).
+fn words(query: &str) -> Vec<String> {
+    query
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase())
-        .collect();
+        .flat_map(|w| word_parts(&w.to_lowercase()))
+        .collect()
+}
+
+/// The terms of a query: its [`words`] without stop words (unless nothing
+/// else is left).
+pub fn terms(query: &str) -> Vec<String> {
+    let words = words(query);
     // Single characters (the `s` of "else's") match too much to help.
     let kept: Vec<String> = words
         .iter()
@@ -43,11 +52,7 @@ pub fn terms(query: &str) -> Vec<String> {
 /// Pairs of query words that stand next to each other (neither a stop word):
 /// "LGBTQ support group" gives "lgbtq support" and "support group".
 pub fn bigrams(query: &str) -> Vec<String> {
-    let words: Vec<String> = query
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase())
-        .collect();
+    let words = words(query);
     let content = |w: &str| !STOP_WORDS.contains(&w) && w.chars().count() > 1;
     let mut out: Vec<String> = words
         .windows(2)
@@ -230,6 +235,18 @@ mod tests {
     use super::*;
     use deja_model::{Message, Role, Session};
     use deja_store::ingest::FileState;
+
+    #[test]
+    fn chinese_japanese_and_korean_words_become_the_bigrams_the_index_holds() {
+        assert_eq!(terms("内存泄露"), vec!["内存", "存泄", "泄露"]);
+        assert_eq!(terms("Rust的内存"), vec!["rust", "的内", "内存"]);
+        assert_eq!(terms("메모리 누수"), vec!["메모", "모리", "누수"]);
+        // Next to each other, the pairs are phrases that rank a session
+        // holding the run whole above one holding its parts apart.
+        assert_eq!(bigrams("内存泄露"), vec!["内存 存泄", "存泄 泄露"]);
+        // Latin queries are split exactly as before.
+        assert_eq!(terms("the tenant predicate"), vec!["tenant", "predicate"]);
+    }
 
     #[test]
     fn terms_drop_stop_words_and_punctuation() {

@@ -1,6 +1,8 @@
 //! Snippets: the part of a message around the first matched query word, on
 //! one line, with the spans of matched words so a terminal can highlight them.
 
+use deja_store::segment::is_cjk;
+
 /// A word of the text matches a term when they share a stem-like prefix: the
 /// whole term, or all but its last two letters when it is long.
 fn matches(word: &str, term: &str) -> bool {
@@ -38,26 +40,76 @@ fn words(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// A one-line snippet of about `width` characters around the first match, and
-/// the byte spans of matched words within it.
+/// Byte spans in `flat` of what matches a term: whole words that match, and
+/// inside a word of Chinese, Japanese or Korean characters (where no space
+/// parts the words) every place a term of those characters stands, the
+/// overlapping ones joined. In order, never overlapping.
+fn matched(flat: &str, ws: &[(usize, usize)], terms: &[String]) -> Vec<(usize, usize)> {
+    let cjk_terms: Vec<&str> = terms
+        .iter()
+        .map(String::as_str)
+        .filter(|t| t.chars().any(is_cjk))
+        .collect();
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for &(s, e) in ws {
+        let word = &flat[s..e];
+        if terms.iter().any(|t| matches(word, t)) {
+            spans.push((s, e));
+        } else if word.chars().any(is_cjk) {
+            for t in &cjk_terms {
+                spans.extend(word.match_indices(t).map(|(i, m)| (s + i, s + i + m.len())));
+            }
+        }
+    }
+    spans.sort_unstable();
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (a, b) in spans {
+        match out.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
+/// Terminal columns a character takes: two for the wide characters of
+/// Chinese, Japanese and Korean, one for the rest.
+fn columns(c: char) -> usize {
+    if is_cjk(c) || matches!(c as u32, 0x3000..=0x303F | 0xFF01..=0xFF60 | 0xFFE0..=0xFFE6) {
+        2
+    } else {
+        1
+    }
+}
+
+/// A one-line snippet of about `width` terminal columns around the first
+/// match, and the byte spans of matched words within it.
 pub fn snippet(text: &str, terms: &[String], width: usize) -> (String, Vec<(usize, usize)>) {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let ws = words(&flat);
-    let first = ws
-        .iter()
-        .find(|(s, e)| terms.iter().any(|t| matches(&flat[*s..*e], t)))
-        .map(|(s, _)| *s)
-        .unwrap_or(0);
+    let found = matched(&flat, &ws, terms);
+    let first = found.first().map(|(s, _)| *s).unwrap_or(0);
     // Start about a third of the width before the match, at the start of a
     // word, and end at the end of one.
     let chars: Vec<(usize, char)> = flat.char_indices().collect();
     let at = chars.iter().position(|(i, _)| *i >= first).unwrap_or(0);
-    let mut from = at.saturating_sub(width / 3);
-    while from > 0 && from < at && !chars[from - 1].1.is_whitespace() {
+    let mut from = at;
+    let mut before = 0;
+    while from > 0 && before + columns(chars[from - 1].1) <= width / 3 {
+        from -= 1;
+        before += columns(chars[from].1);
+    }
+    while from > 0 && from < at && !chars[from - 1].1.is_whitespace() && !is_cjk(chars[from].1) {
         from += 1;
     }
-    let mut to = (from + width).min(chars.len());
-    while to < chars.len() && to > from + width / 2 && !chars[to].1.is_whitespace() {
+    let mut to = from;
+    let mut used = 0;
+    while to < chars.len() && used + columns(chars[to].1) <= width {
+        used += columns(chars[to].1);
+        to += 1;
+    }
+    let half = from + (to - from) / 2;
+    while to < chars.len() && to > half && !chars[to].1.is_whitespace() && !is_cjk(chars[to].1) {
         to -= 1;
     }
     let start_byte = chars.get(from).map(|c| c.0).unwrap_or(0);
@@ -70,10 +122,9 @@ pub fn snippet(text: &str, terms: &[String], width: usize) -> (String, Vec<(usiz
         out.push('…');
     }
     let shift = prefix.len() as isize - start_byte as isize;
-    let spans = ws
+    let spans = found
         .iter()
         .filter(|(s, e)| *s >= start_byte && *e <= end_byte)
-        .filter(|(s, e)| terms.iter().any(|t| matches(&flat[*s..*e], t)))
         .map(|(s, e)| {
             (
                 (*s as isize + shift) as usize,
@@ -134,6 +185,32 @@ mod tests {
             &|w| w.to_string(),
         );
         assert!(!cut.contains("…ta") && !cut.contains("…amma"), "{cut}");
+    }
+
+    #[test]
+    fn chinese_japanese_and_korean_matches_are_marked_inside_their_runs() {
+        let text = format!(
+            "{} 修复了内存泄露的问题，然后重新运行测试。",
+            "前文".repeat(40)
+        );
+        let terms = vec!["内存".to_string(), "存泄".to_string(), "泄露".to_string()];
+        let out = highlighted(&text, &terms, 30, &|w| format!("[{w}]"));
+        assert!(out.contains("修复了[内存泄露]的问题"), "{out}");
+        // Thirty columns hold fifteen wide characters, give or take the cut.
+        let wide = out.trim_matches('…').replace(['[', ']'], "");
+        assert!(wide.chars().count() <= 16, "{out}");
+        assert!(out.starts_with('…'), "{out}");
+        let out = highlighted(
+            "메모리 누수가 발생했습니다",
+            &["누수".into()],
+            40,
+            &|w| format!("[{w}]"),
+        );
+        assert_eq!(out, "메모리 [누수]가 발생했습니다");
+        let out = highlighted("テストが失敗した", &["失敗".into()], 40, &|w| {
+            format!("[{w}]")
+        });
+        assert_eq!(out, "テストが[失敗]した");
     }
 
     #[test]

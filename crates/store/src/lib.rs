@@ -21,6 +21,7 @@ pub mod pulled;
 pub mod query;
 pub mod schema;
 pub mod search;
+pub mod segment;
 pub mod vectors;
 
 pub use deja_model::sha256_hex;
@@ -227,6 +228,7 @@ impl Store {
         self.conn
             .busy_timeout(WRITER_BUSY_TIMEOUT)
             .map_err(|e| self.err(e))?;
+        segment::register(&self.conn).map_err(|e| self.err(e))?;
         self.conn
             .execute_batch(
                 "PRAGMA journal_mode = WAL;
@@ -488,6 +490,7 @@ mod tests {
     /// A database left at `version` by an older deja.
     fn database_at(path: &Path, version: usize) {
         let conn = Connection::open(path).unwrap();
+        segment::register(&conn).unwrap();
         for sql in &schema::MIGRATIONS[..version] {
             conn.execute_batch(sql).unwrap();
         }
@@ -510,6 +513,67 @@ mod tests {
             drop(store);
             assert_eq!(schema_of(&path), want, "from version {version}");
         }
+    }
+
+    #[test]
+    fn a_store_of_schema_7_is_segmented_again_without_embedding_anything() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        database_at(&path, 7);
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "INSERT INTO sessions (id, harness, session_id, native_id, started_at,
+                     updated_at, precedence, message_count)
+                 VALUES (1, 'test', 's', 's', 0, 0, 0, 2);
+                 INSERT INTO messages (id, session, position, role, text, timestamp, hash)
+                 VALUES (1, 1, 0, 'user', '修复了内存泄露的问题', 0, 'h1'),
+                        (2, 1, 1, 'assistant', 'the tenant predicate', 0, 'h2');
+                 INSERT INTO sessions_fts (rowid, text)
+                 VALUES (1, '修复了内存泄露的问题' || char(10) || 'the tenant predicate');
+                 INSERT INTO chunks (id, message, ordinal, text_hash) VALUES (7, 1, 0, 'u1');
+                 INSERT INTO embeddings (text_hash, model, vector) VALUES ('u1', 'm', x'00');",
+            )
+            .unwrap();
+            // Before: the run of Han characters is one word, never found inside.
+            let n: i64 = conn
+                .query_row(
+                    "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH '\"泄露\"'",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(n, 0);
+        }
+        let store = Store::open(&path).unwrap();
+        let count = |sql: &str| -> i64 { store.conn().query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(
+            count("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH '\"泄露\"'"),
+            1
+        );
+        assert_eq!(
+            count("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'tenant'"),
+            1
+        );
+        assert_eq!(
+            count(
+                "SELECT count(*) FROM sessions_fts WHERE sessions_fts MATCH '\"内存 存泄 泄露\"'"
+            ),
+            1
+        );
+        // The units and their vectors are untouched: nothing to embed again.
+        assert_eq!(count("SELECT count(*) FROM chunks WHERE id = 7"), 1);
+        assert_eq!(count("SELECT count(*) FROM embeddings"), 1);
+        assert_eq!(count("SELECT count(*) FROM vector_trash"), 0);
+        // Deleting a message takes it out of the index.
+        store
+            .conn()
+            .execute("DELETE FROM messages WHERE id = 1", [])
+            .unwrap();
+        assert_eq!(
+            count("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH '\"泄露\"'"),
+            0
+        );
     }
 
     #[test]

@@ -210,6 +210,41 @@ END;
     r#"
 ALTER TABLE sessions ADD COLUMN in_code_folder INTEGER NOT NULL DEFAULT 0;
 "#,
+    // 8: words in Chinese, Japanese and Korean. Both full-text indexes see a
+    //    message's text through `deja_segment` (crate::segment: runs of Han,
+    //    Kana and Hangul become their bigrams; other text is unchanged), so
+    //    the message index no longer reads its text from `messages` (it
+    //    holds tokens the text does not) and becomes contentless, like the
+    //    session index. Both are filled again from the stored text; nothing
+    //    is embedded again.
+    r#"
+DROP TRIGGER messages_ai;
+DROP TRIGGER messages_ad;
+DROP TRIGGER messages_au;
+DROP TABLE messages_fts;
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    text,
+    content = '',
+    contentless_delete = 1,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+INSERT INTO messages_fts (rowid, text) SELECT id, deja_segment(text) FROM messages;
+CREATE TRIGGER messages_ai AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts (rowid, text) VALUES (new.id, deja_segment(new.text));
+END;
+CREATE TRIGGER messages_ad AFTER DELETE ON messages BEGIN
+    DELETE FROM messages_fts WHERE rowid = old.id;
+END;
+CREATE TRIGGER messages_au AFTER UPDATE OF text ON messages BEGIN
+    DELETE FROM messages_fts WHERE rowid = old.id;
+    INSERT INTO messages_fts (rowid, text) VALUES (new.id, deja_segment(new.text));
+END;
+DELETE FROM sessions_fts;
+INSERT INTO sessions_fts (rowid, text)
+    SELECT session, deja_segment(group_concat(text, char(10)))
+    FROM (SELECT session, text FROM messages ORDER BY session, position)
+    GROUP BY session;
+"#,
 ];
 
 /// The schema version this deja writes.

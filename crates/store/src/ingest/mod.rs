@@ -495,7 +495,7 @@ pub(crate) fn write_session_document(tx: &Transaction<'_>, row: i64) -> rusqlite
     tx.execute("DELETE FROM sessions_fts WHERE rowid = ?1", [row])?;
     tx.execute(
         "INSERT INTO sessions_fts (rowid, text)
-         SELECT ?1, group_concat(text, char(10))
+         SELECT ?1, deja_segment(group_concat(text, char(10)))
          FROM (SELECT text FROM messages WHERE session = ?1 ORDER BY position)",
         [row],
     )?;

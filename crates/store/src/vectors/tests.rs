@@ -270,7 +270,9 @@ fn stored_units_of(store: &Store, path: &Path, id: &str) -> Vec<Vec<u8>> {
     let row = store.session_row("test", id).unwrap().unwrap();
     let mut stmt = store
         .conn()
-        .prepare("SELECT c.id FROM chunks c JOIN messages m ON m.id = c.message WHERE m.session = ?1")
+        .prepare(
+            "SELECT c.id FROM chunks c JOIN messages m ON m.id = c.message WHERE m.session = ?1",
+        )
         .unwrap();
     let keys: Vec<i64> = stmt
         .query_map([row.row], |r| r.get(0))

@@ -93,15 +93,17 @@ fn telling_first(terms: &[String], original: &str) -> Vec<String> {
     out
 }
 
-/// The best message of this machine's earlier sessions (never `own`) that
-/// holds most of the error's `terms`: an FTS5 search of all of the most
-/// telling ones together (so that rare words bound the work), widened once
-/// to fewer, each candidate then checked for [`MIN_SHARE`] of every term.
+/// The best message of this machine's earlier sessions (never `own`, nor
+/// one found in a code folder unless `code_folders`) that holds most of the
+/// error's `terms`: an FTS5 search of all of the most telling ones together
+/// (so that rare words bound the work), widened once to fewer, each
+/// candidate then checked for [`MIN_SHARE`] of every term.
 fn same_error_message(
     store: &Store,
     terms: &[String],
     error: &str,
     own: Option<&str>,
+    code_folders: bool,
 ) -> Result<Option<deja_store::search::HitRow>> {
     let ranked = telling_first(terms, &error.to_lowercase());
     for take in [6usize, 3] {
@@ -114,8 +116,14 @@ fn same_error_message(
         let top = store.bm25_top(deja_store::search::Level::Message, &expression, None, 20)?;
         let ids: Vec<i64> = top.iter().map(|(id, _)| *id).collect();
         let rows = store.hit_rows(&ids)?;
+        let foreign = if code_folders {
+            std::collections::HashSet::new()
+        } else {
+            store.in_code_folders(&rows.values().map(|r| r.session_row).collect::<Vec<_>>())?
+        };
         let best = ids.iter().filter_map(|id| rows.get(id)).find(|r| {
             r.origin.is_none()
+                && !foreign.contains(&r.session_row)
                 && own.is_none_or(|o| r.session_id != o && r.native_session_id != o)
                 && same_error(terms, &r.text)
         });
@@ -148,7 +156,9 @@ pub fn failure_note(
         Ok(s) => s,
         Err(_) => return Ok(None),
     };
-    let Some(hit) = same_error_message(&store, &terms, &query, input.session_id())? else {
+    let code_folders = app.config.config.context.code_folder_sessions;
+    let Some(hit) = same_error_message(&store, &terms, &query, input.session_id(), code_folders)?
+    else {
         return Ok(None);
     };
     if let Some(session) = input.session_id() {

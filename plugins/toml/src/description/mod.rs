@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::pointer::Pointer;
 
+pub mod linked;
 mod message;
 
 pub use message::{
@@ -227,7 +228,7 @@ pub struct Source {
     /// Transcripts that are a session's own fields, whose messages are
     /// files of their own (see [`crate::linked`]); the other files are read
     /// as `kind` says.
-    pub linked: Option<crate::linked::Linked>,
+    pub linked: Option<linked::Linked>,
 }
 
 /// A source's format.

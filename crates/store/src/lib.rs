@@ -17,7 +17,6 @@ pub mod export;
 pub mod forget;
 pub mod glance;
 pub mod ingest;
-pub mod pulled;
 pub mod query;
 pub mod schema;
 pub mod search;
@@ -25,6 +24,7 @@ pub mod segment;
 pub mod vectors;
 
 pub use deja_model::sha256_hex;
+pub use ingest::pulled;
 pub use query::{Counts, Origin, SessionFilter, SessionRow, SessionStart, SourceRow};
 pub use search::{Level, Scope};
 

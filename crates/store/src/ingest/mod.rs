@@ -3,16 +3,18 @@
 //! position) plus a content hash so unchanged messages are left alone,
 //! precedence between copies of a session found in two files, tombstones of
 //! forgotten sessions, and sessions that outlive their transcript. Sessions
-//! pulled from the team store are written by [`crate::pulled`] through the
+//! pulled from the team store are written by [`pulled`] through the
 //! same row writers.
+
+pub mod pulled;
 
 use std::collections::{HashMap, HashSet};
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
 use super::{sha256_hex, Result, Store};
-use crate::pulled::Pulled;
 use deja_model::{CopyRank, Message, Session};
+use pulled::Pulled;
 
 /// What the store knows of a transcript file.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -335,7 +335,7 @@ fn a_pulled_session_retracted_leaves_its_vector_bytes_in_no_byte_of_the_file() {
     let (_dir, mut store, path) = setup();
     let theirs = session("t", &["pulled one", "pulled two"]);
     store
-        .apply_pulled(&[crate::pulled::Pulled {
+        .apply_pulled(&[crate::ingest::pulled::Pulled {
             origin: "ana@laptop",
             hash: "h1",
             session: &theirs,

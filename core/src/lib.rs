@@ -44,6 +44,7 @@ pub mod lock;
 pub mod mcp;
 pub mod output;
 pub mod paths;
+pub mod select;
 pub mod ui;
 
 /// How a command ended, mapped to the process exit status.
@@ -76,23 +77,27 @@ impl ExitStatus {
 /// Runs a parsed command line.
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
     use cli::Command;
+    use commands::config::ConfigArgs;
     // Completions need no config, store or plugins.
-    if let Command::Completions { shell } = cli.command {
-        return commands::completions::run(shell);
+    if let Command::Completions(args) = &cli.command {
+        return commands::completions::run(
+            args.shell,
+            <cli::Cli as clap::CommandFactory>::command(),
+        );
     }
     let app = app::App::diagnose()?;
     // The tools that diagnose a broken config still run; everything else
     // refuses it with the same message.
     match &cli.command {
-        Command::Doctor { .. } => {}
-        Command::Config { default: true } => {
+        Command::Doctor(_) => {}
+        Command::Config(ConfigArgs { default: true }) => {
             if let Some(e) = app.config_error() {
                 output::warn(e);
             }
         }
         // Plugins are what harness sections are checked against: list them
         // while a section is wrong, with a warning.
-        Command::Plugins { .. } => match app.config_error() {
+        Command::Plugins(_) => match app.config_error() {
             Some(_) => app.check_config()?,
             None => {
                 if let Err(e) = app.check_harness_sections() {
@@ -106,35 +111,31 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         Command::Index(args) => commands::index::run(&app, &args),
         Command::Recall(args) => commands::recall::run(&app, &args),
         Command::Sessions(args) => commands::sessions::run(&app, &args),
-        Command::Show {
-            id,
-            around,
-            before,
-            after,
-            json,
-        } => commands::show::run(
+        Command::Show(args) => commands::show::run(
             &app,
-            &id,
+            &args.id,
             commands::show::Window {
-                around,
-                before,
-                after,
+                around: args.around,
+                before: args.before,
+                after: args.after,
             },
-            json,
+            args.json,
         ),
-        Command::Resume { id, run, json } => commands::resume::run(&app, &id, run, json),
+        Command::Resume(args) => commands::resume::run(&app, &args.id, args.run, args.json),
         Command::Forget(args) => commands::forget::run(&app, &args),
         Command::Parse(args) => commands::parse::run(&app, &args),
-        Command::Plugins { json } => commands::plugins::run(&app, json),
-        Command::Doctor { json } => commands::doctor::run(&app, json),
-        Command::Config { default } => commands::config::run(&app, default),
-        Command::Aider { args } => commands::aider::run(&app, &args),
-        Command::Mcp { structured } => mcp::run(&app, structured),
+        Command::Plugins(args) => commands::plugins::run(&app, args.json),
+        Command::Doctor(args) => commands::doctor::run(&app, args.json),
+        Command::Config(args) => commands::config::run(&app, args.default),
+        Command::Aider(args) => commands::aider::run(&app, &args.args),
+        Command::Mcp(args) => mcp::run(&app, args.structured),
         Command::Context(args) => commands::context::run(&app, &args),
         Command::Setup(args) => commands::setup::run(&app, &args),
         Command::Team(args) => commands::team::run(&app, &args),
         Command::Ui(args) => ui::run(&app, &args),
-        Command::Completions { shell } => commands::completions::run(shell),
+        Command::Completions(args) => {
+            commands::completions::run(args.shell, <cli::Cli as clap::CommandFactory>::command())
+        }
     }
 }
 

@@ -230,6 +230,11 @@ pub fn one_line(text: &str, max: usize) -> String {
 }
 pub use deja_model::trace::trace;
 
+/// `n` and the noun that goes with it ("1 session", "2 sessions").
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,14 @@ use anyhow::{bail, Context, Result};
 use crate::app::App;
 use crate::ExitStatus;
 
+/// `deja aider`.
+#[derive(Debug, clap::Args)]
+pub struct AiderArgs {
+    /// Arguments passed to aider unchanged.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<std::ffi::OsString>,
+}
+
 /// The projects file the aider reader reads (the spec names this path).
 pub fn projects_file(home: &Path) -> PathBuf {
     home.join(".config/deja/aider-projects")
@@ -124,7 +132,7 @@ fn write_private(app: &App, file: &Path, text: &str) -> Result<()> {
 /// user, renamed into place) and returns its path.
 pub fn write_context(app: &App, project: &Path) -> Result<PathBuf> {
     let file = project_context_file(app, project);
-    let digest = super::context::digest_for(
+    let digest = super::digest::digest_for(
         app,
         &project.to_string_lossy(),
         app.config.config.context.max_bytes,
@@ -215,7 +223,7 @@ fn index_after(app: &App) {
             if added > 0 {
                 eprintln!(
                     "deja: indexed {} from this session",
-                    super::plural(added, "new message", "new messages")
+                    crate::output::plural(added, "new message", "new messages")
                 );
             }
         }

@@ -6,6 +6,14 @@ use anyhow::Result;
 use crate::app::App;
 use crate::ExitStatus;
 
+/// `deja config`.
+#[derive(Debug, clap::Args)]
+pub struct ConfigArgs {
+    /// Print the default configuration file (every key documented) instead.
+    #[arg(long)]
+    pub default: bool,
+}
+
 /// Runs the command.
 pub fn run(app: &App, default: bool) -> Result<ExitStatus> {
     if default {

@@ -15,6 +15,14 @@ use crate::ExitStatus;
 use deja_embed::Embedder;
 use deja_store::Store;
 
+/// `deja doctor`.
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
 struct Problem {
     what: String,
     fix: String,
@@ -528,7 +536,7 @@ fn print_text(app: &App, report: &out::Doctor<'_>, problems: &[Problem]) {
     if let Some(partial) = st.messages_embedded_in_part.filter(|n| *n > 0) {
         println!(
             "          {} embedded in part so far (found by meaning already; `deja index` embeds the rest of their windows)",
-            super::plural(usize::try_from(partial).unwrap_or(0), "long message", "long messages")
+            crate::output::plural(usize::try_from(partial).unwrap_or(0), "long message", "long messages")
         );
     }
     println!(

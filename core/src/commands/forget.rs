@@ -8,15 +8,48 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Result};
+use clap::Args;
 
 use crate::app::App;
-use crate::cli::ForgetArgs;
 use crate::lock::{self, Wait};
 use crate::output::{self, local_short, Style};
 use crate::{json, ExitStatus};
 use deja_store::forget::Tombstone;
 use deja_store::query::SessionRow;
 use deja_store::Store;
+
+/// `deja forget`.
+#[derive(Debug, Args)]
+pub struct ForgetArgs {
+    /// Session ids (deja's or the harness's), or unique prefixes; with
+    /// --undo, ids of forgotten sessions.
+    pub ids: Vec<String>,
+    /// Every session of this harness.
+    #[arg(long, value_name = "NAME")]
+    pub harness: Option<String>,
+    /// Every session of this project.
+    #[arg(long, value_name = "PROJECT")]
+    pub project: Option<String>,
+    /// Every session started before DATE.
+    #[arg(long, value_name = "DATE", allow_hyphen_values = true)]
+    pub before: Option<String>,
+    /// List what would be forgotten, changing nothing.
+    #[arg(long, conflicts_with_all = ["list", "undo"])]
+    pub dry_run: bool,
+    /// List the forgotten sessions (their tombstones) instead.
+    #[arg(long, conflicts_with_all = ["ids", "harness", "project", "before", "undo", "yes"])]
+    pub list: bool,
+    /// Lift the tombstones of the forgotten sessions IDS, so that the next
+    /// `deja index` brings them back from their transcripts.
+    #[arg(long, requires = "ids", conflicts_with_all = ["harness", "project", "before", "yes"])]
+    pub undo: bool,
+    /// Do not ask for confirmation.
+    #[arg(short, long)]
+    pub yes: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Matches of an ambiguous id listed before saying how many more there are.
 const LISTED: usize = 10;
@@ -46,7 +79,7 @@ pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
         );
     }
     if args.dry_run {
-        let store = super::open_read(app)?;
+        let store = crate::select::open_read(app)?;
         let rows = select(app, &store, args, false)?.unwrap_or_default();
         print_sessions(&rows, true, args.json)?;
         eprintln!(
@@ -126,7 +159,7 @@ pub fn forget_rows(app: &App, store: &mut Store, rows: &[SessionRow]) -> Result<
 /// does; returns its row and what forgetting did.
 pub fn forget_one(app: &App, id: &str, wait: Wait) -> Result<(SessionRow, Forgotten)> {
     let (_lock, mut store) = open_write_waiting(app, wait)?;
-    let row = super::pick_session(&store, id)?;
+    let row = crate::select::pick_session(&store, id)?;
     let done = forget_rows(app, &mut store, std::slice::from_ref(&row))?;
     Ok((row, done))
 }
@@ -142,11 +175,11 @@ fn select(
 ) -> Result<Option<Vec<SessionRow>>> {
     let mut rows: Vec<SessionRow> = Vec::new();
     for id in &args.ids {
-        rows.push(super::pick_session(store, id)?);
+        rows.push(crate::select::pick_session(store, id)?);
     }
     let has_filter = args.harness.is_some() || args.project.is_some() || args.before.is_some();
     if has_filter {
-        super::check_filters(app, store, args.harness.as_deref(), args.project.as_deref())?;
+        crate::select::check_filters(app, store, args.harness.as_deref(), args.project.as_deref())?;
         let filter = deja_store::query::SessionFilter {
             harness: args.harness.clone(),
             project: args.project.clone(),
@@ -203,7 +236,7 @@ fn transcript_present(t: &Tombstone) -> Option<bool> {
 
 /// `deja forget --list`: the tombstones, most recently forgotten first.
 fn list(app: &App, as_json: bool) -> Result<ExitStatus> {
-    let store = super::open_read(app)?;
+    let store = crate::select::open_read(app)?;
     let tombstones = store.tombstones()?;
     if as_json {
         output::print_json(&json::forget::Tombstones {

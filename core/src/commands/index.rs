@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use deja_embed::Embedder;
@@ -14,10 +15,20 @@ use deja_index::Progress;
 use deja_store::Store;
 
 use crate::app::App;
-use crate::cli::IndexArgs;
 use crate::lock::{self, Wait};
 use crate::output::{self, Style};
 use crate::{json, ExitStatus};
+
+/// `deja index`.
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// Exit at once if another index is running, instead of waiting.
+    #[arg(long)]
+    pub no_wait: bool,
+    /// Print a JSON summary.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// The progress bar of an index run (drawn on a terminal only).
 pub(crate) struct Bar {
@@ -420,7 +431,7 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
         })?;
     }
     let s = Style::stderr();
-    use super::plural;
+    use crate::output::plural;
     eprintln!(
         "{} in {:.2} s: {} scanned ({} changed, {} failed); {} added, {} updated; {} added",
         s.green("indexed"),

@@ -5,15 +5,28 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use clap::Args;
 
 use crate::app::App;
-use crate::cli::ParseArgs;
 use crate::output::{self, local_short, one_line, Style};
 use crate::{json, ExitStatus};
 use deja_host::transcripts;
 use deja_host::Plugin;
 use deja_index::redact::Redactor;
 use deja_model::Session;
+
+/// `deja parse`.
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// A transcript file or a folder holding transcripts.
+    pub path: PathBuf,
+    /// Use this harness's reader instead of detecting it.
+    #[arg(long, value_name = "NAME")]
+    pub harness: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Runs the command.
 pub fn run(app: &App, args: &ParseArgs) -> Result<ExitStatus> {

@@ -8,6 +8,14 @@ use crate::output::{self, Style};
 use crate::{json, ExitStatus};
 use deja_host::Status;
 
+/// `deja plugins`.
+#[derive(Debug, clap::Args)]
+pub struct PluginsArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Runs the command.
 pub fn run(app: &App, as_json: bool) -> Result<ExitStatus> {
     let host = app.host();

@@ -3,15 +3,92 @@
 //! model or runtime is missing. Exit status 0 with hits, 1 without.
 
 use anyhow::Result;
+use clap::{Args, ValueEnum};
 use deja_config::Mode;
 use deja_recall::engine::{Answer, Engine, Query};
 use deja_recall::{lexical, snippet, Candidates, Hit, Tuning};
 
 use crate::app::App;
-use crate::cli::RecallArgs;
 use crate::output::{self, local_short, Style};
+use crate::select::FilterArgs;
 use crate::{json, ExitStatus};
 use deja_index::redact::Redactor;
+
+/// `deja recall`.
+#[derive(Debug, Args)]
+pub struct RecallArgs {
+    /// What to look for, in your own words.
+    #[arg(required = true, num_args = 1..)]
+    pub query: Vec<String>,
+    /// Number of hits, 1 to 1000 (default: `recall.limit`).
+    #[arg(short = 'n', long, value_name = "N", value_parser = recall_limit)]
+    pub limit: Option<usize>,
+    /// Filters.
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Only messages by this role.
+    #[arg(long)]
+    pub role: Option<RoleArg>,
+    /// Ranking (default: `recall.mode`).
+    #[arg(long)]
+    pub mode: Option<ModeArg>,
+    /// At most N hits from one session (default `recall.per_session`, 2; 0: no cap); the others are counted.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(0..=1000))]
+    pub per_session: Option<u16>,
+    /// Do not read transcripts that changed since the last index first (`recall.refresh`).
+    #[arg(long)]
+    pub no_refresh: bool,
+    /// Show the Nth session of the list in context, at its best message (as `deja show ID --around I`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub open: Option<u16>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `deja recall -n`: 1 to [`deja_config::RECALL_MAX_LIMIT`], like `recall.limit`.
+fn recall_limit(text: &str) -> Result<usize, String> {
+    crate::select::bounded(text, 1, deja_config::RECALL_MAX_LIMIT)
+}
+
+/// Ranking modes.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    /// Semantic and lexical, fused.
+    Hybrid,
+    /// By meaning only.
+    Semantic,
+    /// By words only.
+    Lexical,
+}
+
+impl From<ModeArg> for deja_config::Mode {
+    fn from(m: ModeArg) -> Self {
+        match m {
+            ModeArg::Hybrid => deja_config::Mode::Hybrid,
+            ModeArg::Semantic => deja_config::Mode::Semantic,
+            ModeArg::Lexical => deja_config::Mode::Lexical,
+        }
+    }
+}
+
+/// Message roles.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum RoleArg {
+    /// What you wrote.
+    User,
+    /// What the model wrote.
+    Assistant,
+}
+
+impl From<RoleArg> for deja_model::Role {
+    fn from(r: RoleArg) -> Self {
+        match r {
+            RoleArg::User => deja_model::Role::User,
+            RoleArg::Assistant => deja_model::Role::Assistant,
+        }
+    }
+}
 
 /// Runs the command.
 pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
@@ -21,14 +98,14 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
     if query.trim().is_empty() {
         anyhow::bail!("the query is empty");
     }
-    let filter = super::session_filter(&args.filter)?;
+    let filter = crate::select::session_filter(&args.filter)?;
     let recall_config = &app.config.config.recall;
     if recall_config.refresh && !args.no_refresh {
         let budget = std::time::Duration::from_millis(recall_config.refresh_ms);
         match super::refresh::run(app, budget) {
             Ok(Ok(done)) if done.left > 0 => output::warn(&format!(
                 "{} not checked for changes within `recall.refresh_ms` ({} ms); `deja index` reads them",
-                super::plural(done.left, "transcript", "transcripts"),
+                crate::output::plural(done.left, "transcript", "transcripts"),
                 recall_config.refresh_ms
             )),
             Ok(_) => {}
@@ -38,7 +115,7 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         }
         output::trace("refreshed");
     }
-    let store = super::open_read(app)?;
+    let store = crate::select::open_read(app)?;
     output::trace("store opened");
     if !args.json && store.count_sessions(&deja_store::SessionFilter::default())? == 0 {
         // Nothing to search: say so, rather than warn about a vector index
@@ -52,13 +129,13 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         .map(Mode::from)
         .unwrap_or(app.config.config.recall.mode);
     let limit = args.limit.unwrap_or(app.config.config.recall.limit);
-    super::check_filters(
+    crate::select::check_filters(
         app,
         &store,
         args.filter.harness.as_deref(),
         args.filter.project.as_deref(),
     )?;
-    super::check_origin(&store, filter.origin.as_ref())?;
+    crate::select::check_origin(&store, filter.origin.as_ref())?;
     let candidates = Candidates {
         filter,
         role: args.role.map(deja_model::Role::from),
@@ -100,7 +177,7 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         let Some(group) = groups.get(usize::from(n) - 1) else {
             anyhow::bail!(
                 "--open {n}: the answer lists {}",
-                super::plural(groups.len(), "session", "sessions")
+                crate::output::plural(groups.len(), "session", "sessions")
             );
         };
         let best = group[0];
@@ -218,7 +295,11 @@ fn print_hits(hits: &[Hit], query: &str, in_code_folders: &std::collections::Has
                     "      {}",
                     s.dim(&format!(
                         "(the same text is in {} too)",
-                        super::plural(h.duplicates.len(), "other session", "other sessions")
+                        crate::output::plural(
+                            h.duplicates.len(),
+                            "other session",
+                            "other sessions"
+                        )
                     ))
                 );
             }
@@ -228,7 +309,7 @@ fn print_hits(hits: &[Hit], query: &str, in_code_folders: &std::collections::Has
                 "    {}",
                 s.dim(&format!(
                     "({} in this session: deja show {} --around {})",
-                    super::plural(
+                    crate::output::plural(
                         first.more_in_session,
                         "more matching message",
                         "more matching messages"
@@ -250,6 +331,6 @@ pub fn coverage_note(c: &deja_store::embedding::Coverage) -> Option<String> {
         .unwrap_or_else(|| "?".into());
     Some(format!(
         "meaning covers the sessions begun after {day} (as of the last index); {} of older sessions are found by words only until `deja index` has embedded them (it goes on where it stopped)",
-        super::plural(usize::try_from(c.pending).unwrap_or(0), "message", "messages")
+        crate::output::plural(usize::try_from(c.pending).unwrap_or(0), "message", "messages")
     ))
 }

@@ -8,6 +8,19 @@ use crate::output;
 use crate::{json, ExitStatus};
 use deja_host::Resume;
 
+/// `deja resume`.
+#[derive(Debug, clap::Args)]
+pub struct ResumeArgs {
+    /// A session id (deja's or the harness's), or a unique prefix.
+    pub id: String,
+    /// Run the command in the session's directory.
+    #[arg(long)]
+    pub run: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Quotes `s` for a POSIX shell when it needs it.
 fn shell_quote(s: &str) -> String {
     if !s.is_empty()
@@ -99,8 +112,8 @@ pub fn advise(app: &App, row: &deja_store::SessionRow) -> Result<Advice> {
 
 /// Runs the command.
 pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatus> {
-    let store = super::open_read(app)?;
-    let row = super::pick_session(&store, id)?;
+    let store = crate::select::open_read(app)?;
+    let row = crate::select::pick_session(&store, id)?;
     match advise(app, &row)? {
         // The reader's message says who cannot and why.
         Advice::Refused(message) => refuse(&row.id, &message, as_json),

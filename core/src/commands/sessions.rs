@@ -1,23 +1,46 @@
 //! `deja sessions`: indexed sessions, newest first, with filters.
 
 use anyhow::Result;
+use clap::Args;
 
 use crate::app::App;
-use crate::cli::SessionsArgs;
 use crate::output::{self, local_short, one_line, Style};
+use crate::select::FilterArgs;
 use crate::{json, ExitStatus};
+
+/// `deja sessions`.
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// Filters.
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// At most this many sessions, 1 to 1000000 (default: all).
+    #[arg(short = 'n', long, value_name = "N", value_parser = sessions_limit)]
+    pub limit: Option<usize>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Most sessions `deja sessions -n` lists.
+pub const SESSIONS_MAX_LIMIT: usize = 1_000_000;
+
+/// `deja sessions -n`: 1 to [`SESSIONS_MAX_LIMIT`].
+fn sessions_limit(text: &str) -> Result<usize, String> {
+    crate::select::bounded(text, 1, SESSIONS_MAX_LIMIT)
+}
 
 /// Runs the command.
 pub fn run(app: &App, args: &SessionsArgs) -> Result<ExitStatus> {
-    let store = super::open_read(app)?;
-    let filter = super::session_filter(&args.filter)?;
-    super::check_filters(
+    let store = crate::select::open_read(app)?;
+    let filter = crate::select::session_filter(&args.filter)?;
+    crate::select::check_filters(
         app,
         &store,
         args.filter.harness.as_deref(),
         args.filter.project.as_deref(),
     )?;
-    super::check_origin(&store, filter.origin.as_ref())?;
+    crate::select::check_origin(&store, filter.origin.as_ref())?;
     let rows = store.sessions(&filter, args.limit)?;
     if args.json {
         output::print_json(&json::sessions::Sessions {

@@ -12,6 +12,27 @@ use crate::app::App;
 use crate::output::{self, local_short, Style};
 use crate::{json, ExitStatus};
 
+/// `deja show`.
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    /// A session id (deja's or the harness's) or a unique prefix; or a
+    /// hit's message id (`<session>#<index>` or the harness's message
+    /// id), which opens the session at that message.
+    pub id: String,
+    /// Show message N (its index, `#N` in recall's output) and its neighbours.
+    #[arg(long, value_name = "N")]
+    pub around: Option<usize>,
+    /// Messages shown before it (default 3 with --around or a message id).
+    #[arg(long, value_name = "N")]
+    pub before: Option<usize>,
+    /// Messages shown after it (default 3 with --around or a message id).
+    #[arg(long, value_name = "N")]
+    pub after: Option<usize>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Which messages to show.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Window {
@@ -32,16 +53,16 @@ fn resolve(store: &Store, id: &str) -> Result<(SessionRow, Option<usize>)> {
     let id = id.trim();
     if let Some((session, index)) = id.rsplit_once('#') {
         if let Ok(index) = index.parse::<usize>() {
-            return Ok((super::pick_session(store, session)?, Some(index)));
+            return Ok((crate::select::pick_session(store, session)?, Some(index)));
         }
     }
     if store.find_sessions(id, 1)?.total > 0 {
-        return Ok((super::pick_session(store, id)?, None));
+        return Ok((crate::select::pick_session(store, id)?, None));
     }
     let found = store.find_message(id, 6)?;
     match found.as_slice() {
-        [] => Ok((super::pick_session(store, id)?, None)),
-        [(session, index)] => Ok((super::pick_session(store, session)?, Some(*index))),
+        [] => Ok((crate::select::pick_session(store, id)?, None)),
+        [(session, index)] => Ok((crate::select::pick_session(store, session)?, Some(*index))),
         many => {
             let list: Vec<String> = many
                 .iter()
@@ -63,7 +84,7 @@ fn resolve(store: &Store, id: &str) -> Result<(SessionRow, Option<usize>)> {
 
 /// Runs the command.
 pub fn run(app: &App, id: &str, window: Window, as_json: bool) -> Result<ExitStatus> {
-    let store = super::open_read(app)?;
+    let store = crate::select::open_read(app)?;
     let (row, pointed) = resolve(&store, id)?;
     let session = store.load_session(&row)?;
     let total = session.messages.len();

@@ -150,7 +150,7 @@ fn push(
     if settings.share.is_empty() {
         output::warn("`team.share` lists no project: this machine publishes nothing (a push retracts only what it forgot, unless asked to retract more)");
     }
-    let store = super::open_read(app)?;
+    let store = crate::select::open_read(app)?;
     settings.machine_id = Some(machine_id(app)?);
     let mut team = deja_team::connect(settings)?;
     let mut report_progress = progress("pushed");
@@ -173,7 +173,7 @@ fn push(
     if !report.missing.is_empty() {
         output::warn(&format!(
             "{} published as {} {} not in this store (a new data folder?): left published",
-            super::plural(report.missing.len(), "session", "sessions"),
+            crate::output::plural(report.missing.len(), "session", "sessions"),
             team.origin(),
             if report.missing.len() == 1 {
                 "is"
@@ -221,8 +221,8 @@ fn push(
     let verb = if dry_run { "would push" } else { "pushed" };
     eprintln!(
         "{verb} {} ({}) to {server} as {}; {} unchanged; {} {}{}",
-        super::plural(report.pushed, "session", "sessions"),
-        super::plural(report.messages, "message", "messages"),
+        crate::output::plural(report.pushed, "session", "sessions"),
+        crate::output::plural(report.messages, "message", "messages"),
         team.origin(),
         report.unchanged,
         report.retracted,
@@ -242,7 +242,7 @@ fn warn_unshared(report: &deja_team::PushReport, origin: &str) {
     let n = report.unshared_sessions();
     output::warn(&format!(
         "{} published as {origin} {} in {} `team.share` no longer names (an entry removed, mistyped or changed?): left published",
-        super::plural(n, "session", "sessions"),
+        crate::output::plural(n, "session", "sessions"),
         if n == 1 { "is" } else { "are" },
         if report.unshared.len() == 1 {
             "a project"
@@ -261,7 +261,7 @@ fn warn_unshared(report: &deja_team::PushReport, origin: &str) {
         };
         eprintln!(
             "  {project}: {}",
-            super::plural(u.sessions.len(), "session", "sessions")
+            crate::output::plural(u.sessions.len(), "session", "sessions")
         );
     }
     output::hint(
@@ -368,7 +368,7 @@ fn pull(app: &App, settings: &mut Settings, no_embed: bool, as_json: bool) -> Re
         } else {
             "sessions"
         },
-        super::plural(report.messages, "message", "messages"),
+        crate::output::plural(report.messages, "message", "messages"),
         report.removed,
         report.unchanged
     );
@@ -398,7 +398,7 @@ fn status(app: &App, settings: &Settings, as_json: bool) -> Result<ExitStatus> {
     let mut team = deja_team::connect(settings)?;
     // A fresh home (nothing indexed or pulled yet) is an empty store here.
     let store = if app.paths.database().exists() {
-        Some(super::open_read(app)?)
+        Some(crate::select::open_read(app)?)
     } else {
         None
     };
@@ -469,13 +469,13 @@ fn status(app: &App, settings: &Settings, as_json: bool) -> Result<ExitStatus> {
     }
     println!(
         "push          {} shared here; {} to push, {} to retract{missing}",
-        super::plural(st.shared, "session", "sessions"),
+        crate::output::plural(st.shared, "session", "sessions"),
         st.to_push,
         st.to_retract
     );
     println!(
         "pull          {} pulled here; {} to pull, {} to remove",
-        super::plural(st.pulled, "session", "sessions"),
+        crate::output::plural(st.pulled, "session", "sessions"),
         st.to_pull,
         st.to_remove
     );
@@ -492,8 +492,8 @@ fn status(app: &App, settings: &Settings, as_json: bool) -> Result<ExitStatus> {
             println!(
                 "  {}{me}: {}, {}, {} retracted; last push {}",
                 quoted(&p.origin),
-                super::plural(p.sessions as usize, "session", "sessions"),
-                super::plural(p.messages as usize, "message", "messages"),
+                crate::output::plural(p.sessions as usize, "session", "sessions"),
+                crate::output::plural(p.messages as usize, "message", "messages"),
                 p.retracted,
                 p.last_push_ms
                     .map(output::local_short)

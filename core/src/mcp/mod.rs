@@ -23,6 +23,16 @@ use rmcp::ServiceExt;
 use crate::app::App;
 use crate::ExitStatus;
 
+/// `deja mcp`.
+#[derive(Debug, clap::Args)]
+pub struct McpArgs {
+    /// Also send each answer as structured content (JSON). Off by
+    /// default: agents that hand the model the structured content would
+    /// show it the memory outside its untrusted-memory frame.
+    #[arg(long)]
+    pub structured: bool,
+}
+
 /// Serves until the client closes stdin.
 pub fn run(app: &App, structured: bool) -> Result<ExitStatus> {
     let c = &app.config.config.mcp;

@@ -285,7 +285,7 @@ fn nonempty(value: Option<String>) -> Option<String> {
 
 /// The origin filter an `origin` argument names: `mine`, or a publisher.
 fn origin(value: Option<String>) -> Result<Option<deja_store::Origin>, CallError> {
-    Ok(nonempty(value).map(|v| crate::commands::origin_filter(v.trim(), false)))
+    Ok(nonempty(value).map(|v| crate::select::origin_filter(v.trim(), false)))
 }
 
 /// Answers `recall`.
@@ -512,8 +512,8 @@ fn pick(store: &Store, id: &str) -> Result<SessionRow, CallError> {
             frame::field(id)
         ))),
         1 if !found.rows.is_empty() => Ok(found.rows.remove(0)),
-        n if crate::commands::family_head(&found.rows, n).is_some() => {
-            let head = crate::commands::family_head(&found.rows, n).unwrap_or(0);
+        n if crate::select::family_head(&found.rows, n).is_some() => {
+            let head = crate::select::family_head(&found.rows, n).unwrap_or(0);
             Ok(found.rows.swap_remove(head))
         }
         n => {

@@ -21,6 +21,7 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
 use axum::Router;
 use maud::{html, DOCTYPE};
+use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use tokio::sync::oneshot;
 
 use super::guard::{Guard, Presented, Verdict, HEADERS};
@@ -123,6 +124,11 @@ fn segments(path: &str) -> Vec<String> {
         .collect()
 }
 
+/// A string for one path segment or query value of an address.
+pub fn encode(text: &str) -> String {
+    utf8_percent_encode(text, NON_ALPHANUMERIC).to_string()
+}
+
 /// The address of `segments` with the parameters of `query` but `token`:
 /// always a path on this server (one leading `/`, every segment encoded),
 /// never `//host` or `/\host`, which a browser would take for another site.
@@ -131,7 +137,7 @@ fn address_without_token(segments: &[String], query: &HashMap<String, String>) -
     to.push_str(
         &segments
             .iter()
-            .map(|s| super::pages::encode(s))
+            .map(|s| encode(s))
             .collect::<Vec<_>>()
             .join("/"),
     );

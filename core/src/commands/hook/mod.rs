@@ -92,8 +92,7 @@ fn session_start(
         .or_else(|| input.cwd())
         .or_else(|| std::env::current_dir().ok())?;
     let own: Vec<String> = input.session_id().map(str::to_string).into_iter().collect();
-    match super::context::digest_excluding(app, &super::context::project_of(&dir), max_bytes, &own)
-    {
+    match super::digest::digest_excluding(app, &super::digest::project_of(&dir), max_bytes, &own) {
         Ok(d) => Some(d.text),
         Err(e) => {
             eprintln!("deja context: {e:#}");

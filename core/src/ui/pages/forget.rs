@@ -9,12 +9,13 @@ use super::{encode, layout, session_href, stored, token_field, Nav, Site};
 use crate::commands;
 use crate::lock::{LockError, Wait};
 use crate::output::{local_short, project_label};
+use crate::select;
 use crate::ui::http::Page;
 
 /// The confirmation page.
 pub fn confirm(site: &mut Site<'_>, id: &str) -> Result<Page> {
     let engine = site.engine()?;
-    let row = commands::pick_session(engine.store(), id)?;
+    let row = select::pick_session(engine.store(), id)?;
     let body = html! {
         h1 { "Forget this session?" }
         p { code { (stored(&row.id)) } " · " (stored(&row.harness)) " · "

@@ -12,10 +12,10 @@ mod timeline;
 
 use anyhow::Result;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
-use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 
 use deja_recall::engine::Engine;
 
+pub use super::http::encode;
 use super::http::{Page, Request};
 use crate::app::App;
 
@@ -56,7 +56,7 @@ impl<'a> Site<'a> {
         match &mut self.engine {
             Some(_) => {}
             None => {
-                let store = crate::commands::open_read(self.app)?;
+                let store = crate::select::open_read(self.app)?;
                 self.engine = Some(Engine::open(
                     store,
                     &self.app.paths.vectors(),
@@ -133,11 +133,6 @@ pub fn session_title(row: &deja_store::SessionRow, max: usize) -> String {
         Some(t) => deja_render::term::line(t).chars().take(max).collect(),
         None => row.id.clone(),
     }
-}
-
-/// A string for one path segment or query value of an address.
-pub fn encode(text: &str) -> String {
-    utf8_percent_encode(text, NON_ALPHANUMERIC).to_string()
 }
 
 /// The address of session `id`, at message `at` when given.

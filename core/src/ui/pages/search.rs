@@ -10,9 +10,10 @@ use deja_recall::engine::Query;
 use deja_recall::{lexical, snippet, Candidates, Hit, Tuning};
 
 use super::{layout, session_href, session_title, stored, Nav, Site};
-use crate::cli::FilterArgs;
 use crate::commands;
 use crate::output::{local_short, project_label};
+use crate::select;
+use crate::select::FilterArgs;
 use crate::ui::http::{Page, Request};
 
 /// Characters of a hit's snippet.
@@ -124,7 +125,7 @@ fn form(query: &str, args: &FilterArgs, role: &str, harnesses: &[(String, i64)])
 /// The answer to `query`, as `deja recall` gives it.
 fn results(site: &mut Site<'_>, query: &str, args: &FilterArgs, role: &str) -> Result<Markup> {
     let app = site.app;
-    let filter = commands::session_filter(args)?;
+    let filter = select::session_filter(args)?;
     let role = match role {
         "" => None,
         r => Some(
@@ -134,13 +135,13 @@ fn results(site: &mut Site<'_>, query: &str, args: &FilterArgs, role: &str) -> R
     };
     let engine = site.engine()?;
     engine.refresh();
-    commands::check_filters(
+    select::check_filters(
         app,
         engine.store(),
         args.harness.as_deref(),
         args.project.as_deref(),
     )?;
-    commands::check_origin(engine.store(), filter.origin.as_ref())?;
+    select::check_origin(engine.store(), filter.origin.as_ref())?;
     let config = &app.config.config.recall;
     let candidates = Candidates { filter, role };
     let answer = engine.recall(&Query {
@@ -210,7 +211,7 @@ pub fn marked(text: &str, terms: &[String]) -> maud::PreEscaped<String> {
 
 /// The newest sessions the filters let through.
 fn newest(site: &mut Site<'_>, args: &FilterArgs) -> Result<Markup> {
-    let filter = commands::session_filter(args)?;
+    let filter = select::session_filter(args)?;
     let engine = site.engine()?;
     let rows = engine.store().sessions(&filter, Some(NEWEST))?;
     Ok(html! {

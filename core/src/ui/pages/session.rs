@@ -12,6 +12,7 @@ use super::{encode, layout, session_title, stored, Nav, Site};
 use crate::commands;
 use crate::commands::resume::Advice;
 use crate::output::{local_short, project_label};
+use crate::select;
 use crate::ui::http::{Page, Request};
 
 /// Messages on one page.
@@ -24,7 +25,7 @@ pub fn page(site: &mut Site<'_>, id: &str, request: &Request) -> Result<Page> {
     let app = site.app;
     let engine = site.engine()?;
     let store = engine.store();
-    let row = commands::pick_session(store, id)?;
+    let row = select::pick_session(store, id)?;
     let session = store.load_session(&row)?;
     let total = session.messages.len();
     let at: Option<usize> = request

@@ -232,6 +232,25 @@ impl Engine {
     /// asked for is an error, never an empty answer.
     pub fn recall(&mut self, query: &Query<'_>) -> Result<Answer, RecallError> {
         trace("recall begins");
+        // Leaving out sessions found in code folders when the store holds
+        // none is no restriction: the search then takes the whole-history
+        // path, so an agent's answer equals the person's to the last digit.
+        let whole_scope;
+        let narrowed;
+        let query = if query.scope.filter.skip_code_folders
+            && !self.store.has_code_folder_sessions().unwrap_or(true)
+        {
+            let mut scope = query.scope.clone();
+            scope.filter.skip_code_folders = false;
+            whole_scope = scope;
+            narrowed = Query {
+                scope: &whole_scope,
+                ..query.clone()
+            };
+            &narrowed
+        } else {
+            query
+        };
         let depth = query.tuning.depth.max(query.limit * 3);
         let wants_semantic = query.mode != Mode::Lexical;
         let mut unavailable = None;

@@ -393,6 +393,18 @@ impl Store {
             .map_err(|e| self.wrap(e))
     }
 
+    /// Whether any session was read from a transcript found in a code
+    /// folder (a filter that leaves such sessions out then removes nothing).
+    pub fn has_code_folder_sessions(&self) -> Result<bool> {
+        self.conn()
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM sessions WHERE in_code_folder = 1)",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.wrap(e))
+    }
+
     /// Which of the session rows `rows` were read from a transcript found
     /// in a code folder, for labelling them.
     pub fn in_code_folders(&self, rows: &[i64]) -> Result<std::collections::HashSet<i64>> {

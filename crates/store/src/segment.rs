@@ -100,8 +100,17 @@ pub fn register(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
         1,
         FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
         |ctx| {
-            let text: Option<String> = ctx.get(0)?;
-            Ok(text.map(|t| segment(&t).into_owned()))
+            use rusqlite::types::ValueRef;
+            // Text that is not valid UTF-8 (a damaged row) is indexed as
+            // far as it reads, never refused: refusing would fail the write.
+            Ok(match ctx.get_raw(0) {
+                ValueRef::Null => None,
+                ValueRef::Text(b) | ValueRef::Blob(b) => {
+                    Some(segment(&String::from_utf8_lossy(b)).into_owned())
+                }
+                ValueRef::Integer(i) => Some(i.to_string()),
+                ValueRef::Real(r) => Some(r.to_string()),
+            })
         },
     )
 }
@@ -193,6 +202,24 @@ mod tests {
             )
             .unwrap();
         assert_eq!(sessions, 1);
+    }
+
+    #[test]
+    fn the_sql_function_indexes_a_damaged_text_as_far_as_it_reads() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        register(&conn).unwrap();
+        let out: String = conn
+            .query_row(
+                "SELECT deja_segment(CAST(x'ff72657472792be58685e5ad98' AS TEXT))",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(out, "\u{FFFD}retry+ 内存 ");
+        let null: Option<String> = conn
+            .query_row("SELECT deja_segment(NULL)", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(null, None);
     }
 
     #[test]

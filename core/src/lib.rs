@@ -2,77 +2,22 @@
 //!
 //! The engine: `deja-host` loads the reader plugins, `deja-index` runs
 //! transcripts through them and the redactor into `deja-store`, and embeds
-//! them with `deja-embed`; `deja-recall` ranks what is stored. This crate
-//! parses the command line ([`cli`]), resolves [`paths`] and the [`app`]
-//! state, holds the writer [`lock`], and drives each subcommand
-//! ([`commands`]), printing through [`output`] and [`json`]; [`mcp`] serves
-//! agents and [`ui`] serves a local web page.
+//! them with `deja-embed`; `deja-recall` ranks what is stored. `deja-app`
+//! resolves [`paths`] and the [`app`] state, holds the writer [`lock`],
+//! prints through [`output`] and [`json`], and selects sessions
+//! ([`select`]). `deja-agents` wires deja into the coding agents
+//! ([`agents`]: setup, their hooks, the digest). `deja-cli` runs each
+//! subcommand ([`commands`]), `deja-mcp` serves agents ([`mcp`]) and
+//! `deja-ui` serves a local web page ([`ui`]). This crate parses the command
+//! line ([`cli`]) and dispatches it.
 
-// Everything this crate prints for people goes through `deja_render`'s
-// terminal filter: these shadow the standard macros in every module below,
-// so a stored string that reaches `println!` without its own cleaning still
-// cannot act on the terminal (only deja's own styles pass).
-macro_rules! println {
-    () => {
-        $crate::output::out_text("\n")
-    };
-    ($($arg:tt)*) => {
-        $crate::output::out_text(&format!("{}\n", format_args!($($arg)*)))
-    };
-}
-macro_rules! print {
-    ($($arg:tt)*) => {
-        $crate::output::out_text(&format!($($arg)*))
-    };
-}
-macro_rules! eprintln {
-    () => {
-        $crate::output::err_text("\n")
-    };
-    ($($arg:tt)*) => {
-        $crate::output::err_text(&format!("{}\n", format_args!($($arg)*)))
-    };
-}
-
-pub mod agents;
-pub mod app;
 pub mod cli;
-pub mod commands;
-pub mod dates;
-pub mod json;
-pub mod lock;
-pub mod mcp;
-pub mod output;
-pub mod paths;
-pub mod select;
-pub mod ui;
 
-/// How a command ended, mapped to the process exit status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitStatus {
-    /// 0: done (with results, for searches).
-    Success,
-    /// 1: a search found nothing (or `doctor` found a problem).
-    NoResults,
-    /// 2: something failed.
-    Error,
-    /// 3: done, with problems the messages name (`index`: a reader could
-    /// not look for transcripts, or embedding failed for a reason other than
-    /// a missing model; `index` and `forget`: a scrub left pending).
-    Incomplete,
-}
-
-impl ExitStatus {
-    /// The process exit code.
-    pub fn code(self) -> i32 {
-        match self {
-            ExitStatus::Success => 0,
-            ExitStatus::NoResults => 1,
-            ExitStatus::Error => 2,
-            ExitStatus::Incomplete => 3,
-        }
-    }
-}
+pub use deja_agents::agents;
+pub use deja_app::{app, dates, exit, indexing, json, lock, output, paths, select, ExitStatus};
+pub use deja_cli as commands;
+pub use deja_mcp as mcp;
+pub use deja_ui as ui;
 
 /// Runs a parsed command line.
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
@@ -146,21 +91,4 @@ pub fn warn_config_error() {
             output::warn(e);
         }
     }
-}
-
-/// Ends the process with `code` once stdout and stderr are flushed, without
-/// running the destructors of loaded libraries: ONNX Runtime's take tens of
-/// milliseconds, and a cold `deja recall` has no time to spare. Everything
-/// deja writes is committed (SQLite) or renamed into place before this point.
-pub fn exit(code: i32) -> ! {
-    use std::io::Write;
-    let _ = std::io::stdout().flush();
-    let _ = std::io::stderr().flush();
-    #[cfg(unix)]
-    // SAFETY: _exit ends the process immediately; buffers were flushed above.
-    unsafe {
-        libc::_exit(code)
-    }
-    #[cfg(not(unix))]
-    std::process::exit(code)
 }

@@ -223,11 +223,11 @@ fn unavailable_warning(answer: &Answer) -> Option<String> {
 /// unavailable, the engine's notices, then how much of the history meaning
 /// covers (as the last index run recorded it: counting costs a scan of
 /// every message).
-pub(crate) fn warnings(answer: &Answer, store: &deja_store::Store) -> Vec<String> {
+pub fn warnings(answer: &Answer, store: &deja_store::Store) -> Vec<String> {
     let coverage = (answer.mode != Mode::Lexical && answer.semantic_unavailable.is_none())
         .then(|| store.recorded_coverage().ok().flatten())
         .flatten()
-        .and_then(|c| coverage_note(&c));
+        .and_then(|c| crate::indexing::coverage_note(&c));
     unavailable_warning(answer)
         .into_iter()
         .chain(answer.notices.iter().cloned())
@@ -237,7 +237,7 @@ pub(crate) fn warnings(answer: &Answer, store: &deja_store::Store) -> Vec<String
 
 /// The hits grouped by session, in the order their sessions first rank:
 /// one line per session, its best messages below it.
-pub(crate) fn by_session(hits: &[Hit]) -> Vec<Vec<&Hit>> {
+pub fn by_session(hits: &[Hit]) -> Vec<Vec<&Hit>> {
     let mut groups: Vec<Vec<&Hit>> = Vec::new();
     for h in hits {
         match groups
@@ -320,17 +320,4 @@ fn print_hits(hits: &[Hit], query: &str, in_code_folders: &std::collections::Has
             );
         }
     }
-}
-
-/// What a recall by meaning does not cover yet, in words: `None` when it
-/// covers everything.
-pub fn coverage_note(c: &deja_store::embedding::Coverage) -> Option<String> {
-    let since = c.waiting_since?;
-    let day = chrono::DateTime::from_timestamp_millis(since)
-        .map(|d| d.format("%Y-%m-%d").to_string())
-        .unwrap_or_else(|| "?".into());
-    Some(format!(
-        "meaning covers the sessions begun after {day} (as of the last index); {} of older sessions are found by words only until `deja index` has embedded them (it goes on where it stopped)",
-        crate::output::plural(usize::try_from(c.pending).unwrap_or(0), "message", "messages")
-    ))
 }

@@ -12,6 +12,27 @@
 //!   rendered on the thread that owns the engine; every stored string
 //!   reaches them through `deja_render::html`.
 
+// Everything this crate prints for people goes through `deja_render`'s
+// terminal filter: these shadow the standard macros in every module below,
+// so a stored string that reaches `println!` without its own cleaning still
+// cannot act on the terminal (only deja's own styles pass).
+macro_rules! println {
+    () => {
+        $crate::output::out_text("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::output::out_text(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+macro_rules! eprintln {
+    () => {
+        $crate::output::err_text("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::output::err_text(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod browser;
 mod guard;
 mod http;
@@ -22,8 +43,10 @@ use std::sync::mpsc;
 
 use anyhow::{Context, Result};
 
+pub use deja_app::{app, indexing, json, lock, output, select, ExitStatus};
+pub use deja_cli as commands;
+
 use crate::app::App;
-use crate::{output, ExitStatus};
 
 /// `deja ui`.
 #[derive(Debug, clap::Args)]

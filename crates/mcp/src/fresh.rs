@@ -14,7 +14,7 @@ use deja_index::embedding::{Pass, PassProgress};
 use deja_index::Progress;
 
 use crate::app::App;
-use crate::commands::index::{index_all, RunProgress};
+use crate::indexing::{index_all, RunProgress};
 use crate::lock::Wait;
 
 /// What the background indexer is doing.

@@ -12,8 +12,8 @@ use anyhow::Result;
 use maud::{html, Markup};
 
 use super::{layout, stored, Nav, Site};
+use crate::http::Page;
 use crate::json::doctor as out;
-use crate::ui::http::Page;
 
 /// How long a gathered report is shown before it is gathered again.
 pub const KEEP: Duration = Duration::from_secs(30);

@@ -339,7 +339,7 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
         .is_none()
         .then(|| engine.store().recorded_coverage().ok().flatten())
         .flatten()
-        .and_then(|c| crate::commands::recall::coverage_note(&c));
+        .and_then(|c| crate::indexing::coverage_note(&c));
     let warnings: Vec<String> = answer
         .semantic_unavailable
         .as_ref()

@@ -11,10 +11,10 @@ use deja_recall::{lexical, snippet, Candidates, Hit, Tuning};
 
 use super::{layout, session_href, session_title, stored, Nav, Site};
 use crate::commands;
+use crate::http::{Page, Request};
 use crate::output::{local_short, project_label};
 use crate::select;
 use crate::select::FilterArgs;
-use crate::ui::http::{Page, Request};
 
 /// Characters of a hit's snippet.
 const SNIPPET: usize = 240;

@@ -59,7 +59,7 @@ pub fn run(app: &App, budget: Duration) -> Result<std::result::Result<Refreshed,
         Err(e) => return Err(e.into()),
     };
     let mut store = Store::open(&database)?;
-    let report = super::index::read_changed(
+    let report = crate::indexing::read_changed(
         app,
         &mut store,
         Some(started + budget),
@@ -71,7 +71,7 @@ pub fn run(app: &App, budget: Duration) -> Result<std::result::Result<Refreshed,
         // (which also rebuilds the vector index file: this pass embeds
         // nothing).
         if !store.scrub()? {
-            output::warn(super::index::SCRUB_PENDING);
+            output::warn(crate::indexing::SCRUB_PENDING);
         }
     }
     output::trace("refresh: done");

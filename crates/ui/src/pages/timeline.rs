@@ -10,8 +10,8 @@ use chrono::{DateTime, Local, NaiveDate, TimeZone, Utc};
 use maud::html;
 
 use super::{encode, layout, session_href, session_title, stored, Nav, Site};
+use crate::http::{Page, Request};
 use crate::output::{local_short, project_label};
-use crate::ui::http::{Page, Request};
 use deja_store::{SessionFilter, SessionRow};
 
 /// `YYYY-MM` of `ms`, local time.

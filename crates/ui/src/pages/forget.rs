@@ -7,10 +7,10 @@ use maud::html;
 
 use super::{encode, layout, session_href, stored, token_field, Nav, Site};
 use crate::commands;
+use crate::http::Page;
 use crate::lock::{LockError, Wait};
 use crate::output::{local_short, project_label};
 use crate::select;
-use crate::ui::http::Page;
 
 /// The confirmation page.
 pub fn confirm(site: &mut Site<'_>, id: &str) -> Result<Page> {
@@ -53,7 +53,7 @@ pub fn done(site: &mut Site<'_>, id: &str) -> Result<Page> {
         p.done { "Forgot session " code { (stored(&row.id)) } "; " code { "deja index" }
             " will not bring it back (" code { "deja forget --undo " (stored(&row.id)) } " would)." }
         @if forgotten.scrub_pending {
-            p.notice { (stored(commands::index::SCRUB_PENDING)) }
+            p.notice { (stored(crate::indexing::SCRUB_PENDING)) }
         }
         p { a href="/" { "Back to search" } }
     };

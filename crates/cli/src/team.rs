@@ -293,7 +293,7 @@ fn pull(app: &App, settings: &mut Settings, no_embed: bool, as_json: bool) -> Re
     let embedded = if no_embed {
         Ok(None)
     } else {
-        let embedded = super::index::embed(
+        let embedded = crate::indexing::embed(
             app,
             &mut store,
             std::time::Instant::now(),
@@ -302,7 +302,7 @@ fn pull(app: &App, settings: &mut Settings, no_embed: bool, as_json: bool) -> Re
         store.prune_embeddings()?;
         embedded.into_result()
     };
-    super::index::erase_vectors(app, &store)?;
+    crate::indexing::erase_vectors(app, &store)?;
     let server = team.server();
     let embedding_error = embedded.as_ref().err().map(String::as_str);
     let embedded_messages = embedded

@@ -4,7 +4,7 @@
 //!
 //! Three signs, each enough:
 //! - every session the agent process recorded through its SessionStart hook
-//!   ([`crate::commands::hook::live`]): the agent that started this server
+//!   ([`deja_agents::commands::hook::live`]): the agent that started this server
 //!   is its parent, and the hook records the agent's process with the
 //!   session id the agent hands it, on startup, resume, `/clear` and
 //!   compaction alike;
@@ -23,7 +23,7 @@ use std::path::PathBuf;
 
 use deja_store::{Origin, SessionFilter, Store};
 
-use crate::commands::hook::live;
+use deja_agents::commands::hook::live;
 
 /// The variables agents set to their session's id.
 const SESSION_VARS: &[&str] = &[

@@ -11,9 +11,9 @@ use maud::{html, Markup, PreEscaped};
 use super::{encode, layout, session_title, stored, Nav, Site};
 use crate::commands;
 use crate::commands::resume::Advice;
+use crate::http::{Page, Request};
 use crate::output::{local_short, project_label};
 use crate::select;
-use crate::ui::http::{Page, Request};
 
 /// Messages on one page.
 pub const PAGE: usize = 200;

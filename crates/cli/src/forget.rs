@@ -111,7 +111,7 @@ pub fn run(app: &App, args: &ForgetArgs) -> Result<ExitStatus> {
     );
     if scrub_pending {
         // Forgotten, but not yet erased from every file: exit 3.
-        output::warn(super::index::SCRUB_PENDING);
+        output::warn(crate::indexing::SCRUB_PENDING);
         return Ok(ExitStatus::Incomplete);
     }
     Ok(ExitStatus::Success)

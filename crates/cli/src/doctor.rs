@@ -442,7 +442,7 @@ fn team(app: &App, store: Option<&Store>, problems: &mut Vec<Problem>) -> out::T
 /// What `deja setup` has wired, per agent, with the command that wires it.
 fn wiring(app: &App, problems: &mut Vec<Problem>) -> Vec<out::Wiring> {
     use super::setup::status;
-    let env = match crate::agents::Env::new(app) {
+    let env = match deja_agents::agents::Env::new(app) {
         Ok(env) => env,
         Err(e) => {
             problems.push(Problem {
@@ -453,7 +453,7 @@ fn wiring(app: &App, problems: &mut Vec<Problem>) -> Vec<out::Wiring> {
         }
     };
     let mut wired = Vec::new();
-    for agent in crate::agents::all() {
+    for agent in deja_agents::agents::all() {
         let found = agent.found(&env);
         let (state, why) = status(agent, &env);
         let fix = format!("deja setup {}", agent.name());

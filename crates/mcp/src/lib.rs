@@ -1,5 +1,5 @@
 //! `deja mcp`: a Model Context Protocol server on stdio, so that coding
-//! agents can ask deja's memory themselves. tokio lives in this module only;
+//! agents can ask deja's memory themselves. tokio lives in this crate only;
 //! the rest of deja stays synchronous. stdout carries the protocol and
 //! nothing else; every log line goes to stderr.
 //!
@@ -8,6 +8,19 @@
 //! - Recalled text is framed as untrusted data and bounded by `deja_render`.
 //! - [`fresh`]: the background index that keeps the store fresh.
 //! - [`own`]: the asking agent's live session, never an answer.
+
+// Everything this crate prints for people goes through `deja_render`'s
+// terminal filter: this shadows the standard macro in every module below,
+// so a stored string that reaches `eprintln!` without its own cleaning still
+// cannot act on the terminal (only deja's own styles pass).
+macro_rules! eprintln {
+    () => {
+        $crate::output::err_text("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::output::err_text(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
 
 pub mod fresh;
 pub mod own;
@@ -20,8 +33,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use rmcp::ServiceExt;
 
+pub use deja_app::{app, dates, indexing, json, lock, output, select, ExitStatus};
+
 use crate::app::App;
-use crate::ExitStatus;
 
 /// `deja mcp`.
 #[derive(Debug, clap::Args)]

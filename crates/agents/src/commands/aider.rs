@@ -217,7 +217,7 @@ fn index_after(app: &App) {
     let wait = crate::lock::Wait::Up(std::time::Duration::from_secs(
         app.config.config.index.lock_wait_secs,
     ));
-    match super::index::index_all(app, wait, &mut deja_index::Quiet) {
+    match crate::indexing::index_all(app, wait, &mut deja_index::Quiet) {
         Ok(outcome) => {
             let added = outcome.report.applied.messages_added;
             if added > 0 {

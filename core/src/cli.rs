@@ -53,7 +53,7 @@ pub enum Command {
     Team(TeamArgs),
     /// Print a project's memory as a short Markdown digest (for an agent's session start).
     Context(ContextArgs),
-    /// Browse and search the memory in a local web page (127.0.0.1 only, with a per-run token).
+    /// Browse and search the memory in a local web page (on a loopback address of its own, opened through a one-time address).
     Ui(UiArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(CompletionsArgs),

@@ -19,13 +19,13 @@ pub enum Target {
     Claude,
     /// Codex CLI: MCP server in config.toml, SessionStart hook in hooks.json.
     Codex,
-    /// Gemini CLI: MCP server and SessionStart hook, as an extension.
+    /// Gemini CLI: an extension with the MCP server, a SessionStart hook and an AfterTool hook for failed shell commands.
     Gemini,
     /// Qwen Code: MCP server, SessionStart and PostToolUseFailure hooks.
     Qwen,
     /// OpenCode: MCP server and a plugin that adds the digest.
     Opencode,
-    /// aider: the project digest as a read-only file in `~/.aider.conf.yml`.
+    /// aider: a note in `read:` of `~/.aider.conf.yml` (`deja aider` passes each project's digest).
     Aider,
 }
 

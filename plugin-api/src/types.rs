@@ -233,7 +233,10 @@ pub struct Session {
     pub id: RString,
     /// The harness's own id, used to resume (may be shared by several sessions).
     pub native_id: RString,
-    /// Start (ms since epoch, UTC).
+    /// Start (ms since epoch, UTC). A reader that finds no time for the
+    /// session gives the transcript's modification time
+    /// ([`ParseRequest::modified_ms`]) exactly: deja then marks the
+    /// session's date approximate.
     pub started_at_ms: i64,
     /// Last activity (ms since epoch, UTC).
     pub updated_at_ms: i64,

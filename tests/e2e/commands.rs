@@ -117,6 +117,25 @@ fn doctor_reports_locations_readers_and_problems_with_fixes() {
         "{plugins:?}"
     );
 
+    // Indexed without a model: the messages wait for an installed model,
+    // which `deja index` alone cannot bring; the fix names the installer.
+    sb.ok(&["index"]);
+    let d = sb.run(&["doctor", "--json"]).json();
+    let waiting = d["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["problem"].as_str().unwrap().contains("no embedding yet"))
+        .unwrap_or_else(|| panic!("{:#}", d["problems"]));
+    let fix = waiting["fix"].as_str().unwrap();
+    assert!(!fix.contains("run `deja index`"), "{fix}");
+    let script = crate::common::repo().join("scripts/fetch-model");
+    let script = script.canonicalize().unwrap();
+    assert!(
+        fix.contains(&format!("run {} first", script.display())),
+        "{fix}"
+    );
+
     // With the model and an index: no problems.
     sb.config_with_model("");
     sb.ok(&["index"]);

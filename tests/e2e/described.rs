@@ -348,3 +348,85 @@ fn real_amp_cursor_and_vs_code_chat_files_index_and_recall_where_the_harnesses_k
         "{resume}"
     );
 }
+
+/// The Continue sessions `cn` 1.5.47 wrote (`real-cn-1.5.47/`: a session and
+/// the index beside it) and one without an entry in the index, in
+/// `~/.continue/sessions`.
+fn continue_sessions(sb: &Sandbox, with_index: bool) {
+    let golden = repo().join("fixtures/golden/continue");
+    let dir = sb.home.join(".continue/sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let real = "0797f663-ddde-460e-994f-0e7b87ee5763.json";
+    std::fs::copy(golden.join("real-cn-1.5.47").join(real), dir.join(real)).unwrap();
+    let rule = "9b1c0a52-parts-and-ide-tools.json";
+    std::fs::copy(golden.join("rules").join(rule), dir.join(rule)).unwrap();
+    if with_index {
+        std::fs::copy(
+            golden.join("real-cn-1.5.47/sessions.json"),
+            dir.join("sessions.json"),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn a_session_takes_its_date_from_the_harness_index_else_it_is_marked_approximate() {
+    // The copies were made just now: their files' time is today.
+    let sb = Sandbox::new();
+    continue_sessions(&sb, true);
+    sb.ok(&["index"]);
+    let listed = sb.ok(&["sessions", "--json"]).json();
+    let sessions = listed["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2, "{listed:#}");
+    // In the index: dated as Continue recorded it ("dateCreated": "1796183765318").
+    let real = &sessions[0];
+    assert_eq!(
+        real["id"], "0797f663-ddde-460e-994f-0e7b87ee5763",
+        "{listed:#}"
+    );
+    assert_eq!(real["started_at"], "2026-12-02T03:56:05.318Z");
+    assert_eq!(real["date_approximate"], false);
+    // Not in it: the file's time, marked, and listed after the dated one
+    // although it is newer.
+    let other = &sessions[1];
+    assert_eq!(other["date_approximate"], true, "{listed:#}");
+    assert!(
+        other["started_at"].as_str().unwrap() > real["started_at"].as_str().unwrap(),
+        "{listed:#}"
+    );
+    let text = sb.ok(&["sessions"]).stdout;
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with("0797f663") && !lines[0].contains("about"),
+        "{text}"
+    );
+    assert!(lines[1].contains("  about 20"), "{text}");
+    let shown = sb.ok(&["show", "9b1c0a52"]).stdout;
+    assert!(shown.contains("started   about 20"), "{shown}");
+    let shown = sb.ok(&["show", "0797f663", "--json"]).json();
+    assert_eq!(shown["date_approximate"], false);
+    let hits = sb.ok(&["recall", "tenant", "--json"]).json();
+    for hit in hits["hits"].as_array().unwrap() {
+        let id = hit["session_id"].as_str().unwrap();
+        assert_eq!(
+            hit["date_approximate"],
+            !id.starts_with("0797f663"),
+            "{hit:#}"
+        );
+    }
+
+    // Without the index, both are dated by their files and marked so.
+    let sb = Sandbox::new();
+    continue_sessions(&sb, false);
+    sb.ok(&["index"]);
+    let listed = sb.ok(&["sessions", "--json"]).json();
+    let sessions = listed["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2, "{listed:#}");
+    assert!(
+        sessions.iter().all(|s| s["date_approximate"] == true),
+        "{listed:#}"
+    );
+    let text = sb.ok(&["recall", "tenant"]).stdout;
+    assert!(text.contains(" · about 20"), "{text}");
+}

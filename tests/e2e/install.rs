@@ -122,6 +122,25 @@ fn install_then_uninstall_leaves_nothing_behind() {
         );
     }
 
+    // Without the model, the installed deja names the installer it has.
+    let installer = prefix.join("lib/deja/fetch-model");
+    assert!(installer.is_file(), "{said}");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = Command::new(&bin)
+        .args(["doctor", "--json"])
+        .env_clear()
+        .env("HOME", elsewhere.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    let installer = installer.canonicalize().unwrap();
+    assert!(
+        report.contains(&format!("run {} (recall", installer.display())),
+        "{report}"
+    );
+    assert!(!report.contains("scripts/fetch-model"), "{report}");
+
     // Installing again changes nothing.
     let installed = tree(&prefix);
     script(&sb, "install", &args);

@@ -928,3 +928,108 @@ fn an_all_inclusive_filter_answers_exactly_as_no_filter() {
         }
     }
 }
+
+#[test]
+fn doctor_and_recall_state_the_same_coverage_after_a_run_cut_short() {
+    let mut sb = Sandbox::new();
+    sb.env("DEJA_AIDER_ROOTS", fixtures().join("demo/aider"));
+    sb.env("DEJA_GEMINI_ROOT", fixtures().join("demo/gemini"));
+    // Read with embeddings off: every message waits, and the run says so.
+    sb.config_with_model("enabled = false\n[mcp]\nindex = false\n");
+    sb.ok(&["index"]);
+    let waiting = |sb: &Sandbox| -> (i64, Option<String>) {
+        let v = sb.run(&["doctor", "--json"]).json();
+        (
+            v["store"]["messages_without_vectors"].as_i64().unwrap(),
+            v["store"]["meaning_covers_after"]
+                .as_str()
+                .map(|t| t[..10].to_string()),
+        )
+    };
+    sb.config_with_model("[mcp]\nindex = false\n");
+    let (before, _) = waiting(&sb);
+    assert!(before > 0);
+    // A run that embeds, then stops before its end: the vector file cannot
+    // be written (a folder stands in its place).
+    let vectors = sb.data_dir().join("vectors.usearch");
+    let _ = std::fs::remove_file(&vectors);
+    std::fs::create_dir_all(&vectors).unwrap();
+    let out = sb.run(&["index"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    std::fs::remove_dir(&vectors).unwrap();
+    let (pending, after) = waiting(&sb);
+    assert!(
+        pending < before,
+        "the run embedded some: {pending} of {before}"
+    );
+    // Recall says what doctor says, in the same words.
+    let out = sb.run(&["recall", "tenant predicate", "--json"]);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let said: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .filter(|w| w.contains("meaning covers"))
+        .collect();
+    match after {
+        Some(day) => {
+            assert_eq!(said.len(), 1, "{said:?}");
+            assert!(
+                said[0].contains(&format!("sessions begun after {day};")),
+                "doctor: after {day}; recall: {said:?}"
+            );
+            assert!(said[0].contains(&format!("{pending} message")), "{said:?}");
+            let doctor = sb.run(&["doctor"]);
+            let text = format!("{}{}", doctor.stdout, doctor.stderr);
+            assert!(
+                text.contains(&format!("covers the sessions begun after {day}")),
+                "{text}"
+            );
+        }
+        None => assert!(said.is_empty(), "doctor: all covered; recall: {said:?}"),
+    }
+}
+
+#[test]
+fn date_flags_take_the_phrases_a_query_understands_and_refuse_an_inverted_range() {
+    let sb = sandbox();
+    sb.ok(&["index"]);
+    // The sessions date from 2026: none began in the last 3 days.
+    for command in [
+        vec!["recall", "tenant", "--json"],
+        vec!["sessions", "--json"],
+    ] {
+        let mut args = command.clone();
+        args.extend(["--since", "3 days ago"]);
+        let out = sb.run(&args);
+        assert_ne!(out.code, 2, "{args:?}: {}", out.stderr);
+        let mut args = command.clone();
+        args.extend(["--since", "June 2026", "--until", "a week ago"]);
+        let out = sb.run(&args);
+        assert_ne!(out.code, 2, "{args:?}: {}", out.stderr);
+        let mut args = command.clone();
+        args.extend(["--since", "2026-05-01", "--until", "2026-04-01"]);
+        let out = sb.run(&args);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert!(
+            out.stderr
+                .contains("--since (2026-05-01 00:00) is not before --until (2026-04-01 00:00)"),
+            "{}",
+            out.stderr
+        );
+    }
+    // `--since "August 2026"` keeps the August session and drops the July one.
+    let v = sb
+        .ok(&[
+            "sessions",
+            "--json",
+            "--harness",
+            "aider",
+            "--since",
+            "August 2026",
+        ])
+        .json();
+    let listed = v["sessions"].as_array().unwrap();
+    assert_eq!(listed.len(), 1, "{v:#}");
+}

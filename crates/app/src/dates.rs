@@ -1,6 +1,8 @@
 //! Parsing the dates users type for `--since`, `--until` and `--before`:
 //! RFC 3339, `YYYY-MM-DD` (local midnight), `YYYY-MM-DD HH:MM` (local),
-//! `today`, `yesterday`, and ages such as `90m`, `12h`, `7d`, `2w`.
+//! `today`, `yesterday`, ages such as `90m`, `12h`, `7d`, `2w` or `3 days
+//! ago`, and the periods a query's words name (`June 2024`, `May 3`, `in
+//! 2024`, `last week`: the period's first day, local midnight).
 //!
 //! An age is a count of minutes, hours, days or weeks back from now, without
 //! a sign, at most [`MAX_AGE_DAYS`]; every date lies in the years 1 to 9999.
@@ -78,6 +80,17 @@ fn parse_unchecked(t: &str, now: DateTime<Utc>) -> Result<i64, String> {
             .checked_sub(age)
             .ok_or_else(|| out_of_range(t));
     }
+    if let Some(age) = worded_age_ms(t)? {
+        return now
+            .timestamp_millis()
+            .checked_sub(age)
+            .ok_or_else(|| out_of_range(t));
+    }
+    // A phrase a query understands ("June 2024", "last week"): its first day.
+    let today = now.with_timezone(&Local).date_naive();
+    if let Some(day) = deja_recall::when::first_day(t, today) {
+        return local_midnight(day).ok_or_else(|| format!("`{t}` does not exist in local time"));
+    }
     // A date whose year has more than four digits (chrono reads some of them).
     if let Some((year, _)) = t.split_once('-') {
         if year.len() > 4 && year.bytes().all(|b| b.is_ascii_digit()) {
@@ -85,8 +98,72 @@ fn parse_unchecked(t: &str, now: DateTime<Utc>) -> Result<i64, String> {
         }
     }
     Err(format!(
-        "cannot read `{t}` as a date; use YYYY-MM-DD, YYYY-MM-DD HH:MM, RFC 3339, today, yesterday, or an age like 12h, 7d, 2w"
+        "cannot read `{t}` as a date; use YYYY-MM-DD, YYYY-MM-DD HH:MM, RFC 3339, today, yesterday, an age like 12h, 7d, 2w or 3 days ago, or a period like June 2024 or last week"
     ))
+}
+
+/// Refuses a range that holds no date: `since` (the flag or argument
+/// `since_name`) at or after `until`.
+pub fn check_range(
+    since: Option<i64>,
+    until: Option<i64>,
+    since_name: &str,
+    until_name: &str,
+) -> Result<(), String> {
+    match (since, until) {
+        (Some(s), Some(u)) if s >= u => {
+            let day = |ms: i64| {
+                DateTime::from_timestamp_millis(ms).map_or_else(
+                    || ms.to_string(),
+                    |d| d.with_timezone(&Local).format("%Y-%m-%d %H:%M").to_string(),
+                )
+            };
+            Err(format!(
+                "{since_name} ({}) is not before {until_name} ({}): no session can start in that range; swap them?",
+                day(s),
+                day(u)
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// An age in words, `3 days ago`, `a week ago`, `2 hours ago` (a month is
+/// 30 days, a year 365), in ms; `None` when `t` is not shaped like one.
+fn worded_age_ms(t: &str) -> Result<Option<i64>, String> {
+    let words: Vec<String> = t.split_whitespace().map(str::to_lowercase).collect();
+    let [count, unit, ago] = words.as_slice() else {
+        return Ok(None);
+    };
+    if ago != "ago" {
+        return Ok(None);
+    }
+    let days_per = |u: &str| -> Option<(&'static str, i64)> {
+        Some(match u.strip_suffix('s').unwrap_or(u) {
+            "minute" => ("m", 1),
+            "hour" => ("h", 1),
+            "day" => ("d", 1),
+            "week" => ("w", 1),
+            "month" => ("d", 30),
+            "year" => ("d", 365),
+            _ => return None,
+        })
+    };
+    let Some((short, times)) = days_per(unit) else {
+        return Ok(None);
+    };
+    let n: u64 = match count.as_str() {
+        "a" | "an" | "one" => 1,
+        c if !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()) => c.parse().map_err(|_| {
+            format!("`{t}` is too long an age: at most 100 years ({MAX_AGE_DAYS}d)")
+        })?,
+        _ => return Ok(None),
+    };
+    let n = n
+        .checked_mul(times as u64)
+        .ok_or_else(|| format!("`{t}` is too long an age: at most 100 years ({MAX_AGE_DAYS}d)"))?;
+    age_ms(&format!("{n}{short}"))
+        .map_err(|_| format!("`{t}` is too long an age: at most 100 years ({MAX_AGE_DAYS}d)"))
 }
 
 /// An age such as `90m`, `12h`, `7d`, `2w` in ms; `None` when `t` is not
@@ -167,6 +244,45 @@ mod tests {
 
     fn now() -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 7, 17, 12, 0, 0).unwrap()
+    }
+
+    #[test]
+    fn the_phrases_a_query_understands_are_dates() {
+        let now_ms = now().timestamp_millis();
+        assert_eq!(parse("3 days ago", now()).unwrap(), now_ms - 3 * 86_400_000);
+        assert_eq!(parse("a week ago", now()).unwrap(), now_ms - 7 * 86_400_000);
+        assert_eq!(parse("2 Hours ago", now()).unwrap(), now_ms - 2 * 3_600_000);
+        assert_eq!(parse("June 2024", now()).unwrap(), local(2024, 6, 1, 0, 0));
+        assert_eq!(parse("in 2024", now()).unwrap(), local(2024, 1, 1, 0, 0));
+        assert_eq!(parse("May 3", now()).unwrap(), local(2026, 5, 3, 0, 0));
+        assert_eq!(parse("last week", now()).unwrap(), local(2026, 7, 3, 0, 0));
+        let e = parse("200 years ago", now()).unwrap_err();
+        assert!(e.contains("too long an age"), "{e}");
+        for t in [
+            "3 days",
+            "days ago",
+            "x days ago",
+            "-3 days ago",
+            "June and July",
+        ] {
+            assert!(parse(t, now()).is_err(), "{t}");
+        }
+    }
+
+    #[test]
+    fn an_inverted_range_is_refused() {
+        let (may, april) = (
+            parse("2026-05-01", now()).unwrap(),
+            parse("2026-04-01", now()).unwrap(),
+        );
+        let e = check_range(Some(may), Some(april), "--since", "--until").unwrap_err();
+        assert!(
+            e.contains("--since (2026-05-01 00:00) is not before --until (2026-04-01 00:00)"),
+            "{e}"
+        );
+        assert!(check_range(Some(may), Some(may), "--since", "--until").is_err());
+        assert!(check_range(Some(april), Some(may), "--since", "--until").is_ok());
+        assert!(check_range(Some(may), None, "--since", "--until").is_ok());
     }
 
     #[test]

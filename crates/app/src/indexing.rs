@@ -56,6 +56,8 @@ pub fn index_all(app: &App, wait: Wait, progress: &mut dyn RunProgress) -> Resul
     remove_stale_temporaries(app)?;
     let mut store = Store::open(&app.paths.database())?;
     let report = read_changed(app, &mut store, None, progress)?;
+    // Until the run records what it covers, coverage is counted afresh.
+    store.forget_recorded_coverage()?;
     let (embedded, embedding_broken) = match embed(app, &mut store, started, progress)? {
         Embedded::Done(done) => (Ok(done), false),
         Embedded::Missing(why) => (Err(why), false),
@@ -192,7 +194,8 @@ pub fn embed(
         Ok(e) => e,
         Err(e) if e.is_missing() => {
             return Ok(Embedded::Missing(format!(
-                "{e}\nhint: run scripts/fetch-model to install the model and runtime"
+                "{e}\nhint: run {} to install the model and runtime",
+                deja_embed::install::fetch_model_command()
             )))
         }
         Err(e) => return Ok(Embedded::Broken(e.to_string())),
@@ -233,15 +236,24 @@ pub const SCRUB_PENDING: &str =
     "another process kept the database's write-ahead log open, so removed text may still be in \
      `index.sqlite-wal`; the next `deja index` or `deja forget` finishes the scrub";
 
+/// The day (UTC, `YYYY-MM-DD`) after which recall by meaning covers every
+/// session, from [`deja_store::Store::current_coverage`]: `None` when it
+/// covers everything. Doctor and recall both say it in these words.
+pub fn covers_after(c: &deja_store::embedding::Coverage) -> Option<String> {
+    let since = c.waiting_since?;
+    Some(
+        chrono::DateTime::from_timestamp_millis(since)
+            .map(|d| d.format("%Y-%m-%d").to_string())
+            .unwrap_or_else(|| "?".into()),
+    )
+}
+
 /// What a recall by meaning does not cover yet, in words: `None` when it
 /// covers everything.
 pub fn coverage_note(c: &deja_store::embedding::Coverage) -> Option<String> {
-    let since = c.waiting_since?;
-    let day = chrono::DateTime::from_timestamp_millis(since)
-        .map(|d| d.format("%Y-%m-%d").to_string())
-        .unwrap_or_else(|| "?".into());
+    let day = covers_after(c)?;
     Some(format!(
-        "meaning covers the sessions begun after {day} (as of the last index); {} of older sessions are found by words only until `deja index` has embedded them (it goes on where it stopped)",
+        "meaning covers the sessions begun after {day}; {} of older sessions are found by words only until `deja index` has embedded them (it goes on where it stopped)",
         crate::output::plural(usize::try_from(c.pending).unwrap_or(0), "message", "messages")
     ))
 }

@@ -55,6 +55,9 @@ impl<'a> From<&'a deja_model::Project> for Project<'a> {
 pub struct Session<'a> {
     /// The commands it ran, in order.
     pub commands: Vec<CommandRecord<'a>>,
+    /// Whether `started_at` is only the transcript's modification time (no
+    /// record of the harness dates the session).
+    pub date_approximate: bool,
     /// The files it touched, in order.
     pub files: Vec<FileRecord<'a>>,
     /// The harness that wrote it.
@@ -105,6 +108,7 @@ impl<'a> Session<'a> {
                     timestamp: rfc3339(c.timestamp_ms),
                 })
                 .collect(),
+            date_approximate: s.date_approximate,
             files: s
                 .files
                 .iter()
@@ -245,6 +249,7 @@ pub(crate) mod testing {
             has_source: false,
             origin: None,
             in_code_folder: false,
+            date_approximate: false,
         }
     }
 
@@ -294,6 +299,7 @@ mod tests {
             native_id: "n1".into(),
             started_at_ms: 0,
             updated_at_ms: 1_500,
+            date_approximate: false,
             project: deja_model::Project {
                 dir: Some("/p".into()),
                 name: Some("p".into()),
@@ -329,6 +335,7 @@ mod tests {
             keys(&out),
             [
                 "commands",
+                "date_approximate",
                 "files",
                 "harness",
                 "id",
@@ -358,8 +365,8 @@ mod tests {
             total: 1,
         });
         let shown = keys(&out);
-        assert_eq!(shown[10], "source_present");
-        assert_eq!(shown[14], "window");
+        assert_eq!(shown[11], "source_present");
+        assert_eq!(shown[15], "window");
         assert_eq!(keys(&out.window), ["around", "from", "to", "total"]);
     }
 

@@ -138,6 +138,16 @@ pub fn local_short(ms: i64) -> String {
     }
 }
 
+/// A session's date as [`local_short`] writes it, after `about` when it is
+/// only its transcript's modification time.
+pub fn dated(ms: i64, approximate: bool) -> String {
+    if approximate {
+        format!("about {}", local_short(ms))
+    } else {
+        local_short(ms)
+    }
+}
+
 /// Writes `value` to stdout as pretty JSON, followed by a newline.
 pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     use std::io::Write;

@@ -22,7 +22,7 @@ pub struct FilterArgs {
     /// Only this project: a directory, a folder name or a project id.
     #[arg(long, value_name = "PROJECT")]
     pub project: Option<String>,
-    /// Only sessions started at or after DATE (YYYY-MM-DD, RFC 3339, today, 7d, ...).
+    /// Only sessions started at or after DATE (YYYY-MM-DD, RFC 3339, today, 7d, "3 days ago", "June 2024", ...).
     #[arg(long, value_name = "DATE", allow_hyphen_values = true)]
     pub since: Option<String>,
     /// Only sessions started before DATE.
@@ -55,11 +55,14 @@ pub fn session_filter(args: &FilterArgs) -> Result<SessionFilter> {
             .map(|t| crate::dates::parse(t, now).map_err(|e| anyhow::anyhow!("{flag}: {e}")))
             .transpose()
     };
+    let since = date(&args.since, "--since")?;
+    let until = date(&args.until, "--until")?;
+    crate::dates::check_range(since, until, "--since", "--until").map_err(anyhow::Error::msg)?;
     Ok(SessionFilter {
         harness: args.harness.clone(),
         project: args.project.clone(),
-        since: date(&args.since, "--since")?,
-        until: date(&args.until, "--until")?,
+        since,
+        until,
         origin: match &args.origin {
             Some(o) => Some(origin_filter(o.trim(), false)),
             None if args.mine => Some(origin_filter("", true)),

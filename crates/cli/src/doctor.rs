@@ -156,6 +156,13 @@ fn open_store(app: &App, problems: &mut Vec<Problem>) -> Option<Store> {
     }
 }
 
+/// Whether the configured model or runtime is not installed (no embedding
+/// can be made until it is).
+fn model_missing(app: &App) -> bool {
+    let settings = app.embed_settings();
+    settings.model_files().is_err() || settings.runtime().is_err()
+}
+
 /// The index's counts, its files' modes and the vector file's state.
 fn store_report<'a>(
     app: &'a App,
@@ -195,24 +202,27 @@ fn store_report<'a>(
         store_json.forgotten = Some(c.tombstones);
         store_json.embed_model = Some(s.meta("embed_model")?);
         if app.config.config.embed.enabled {
-            let coverage = s.coverage()?;
+            let coverage = s.current_coverage()?;
             let pending = coverage.pending;
             store_json.messages_without_vectors = Some(pending);
             store_json.messages_embedded_in_part = Some(coverage.partial);
             store_json.meaning_covers_after = coverage.waiting_since.map(output::rfc3339);
             if pending > 0 {
-                let since = coverage
-                    .waiting_since
-                    .and_then(chrono::DateTime::from_timestamp_millis)
-                    .map(|d| d.format("%Y-%m-%d").to_string())
-                    .unwrap_or_default();
+                let since = crate::indexing::covers_after(&coverage).unwrap_or_default();
                 problems.push(Problem {
                     what: format!(
                         "{} no embedding yet (an index run was interrupted, or embeddings were off when {} indexed): recall by meaning covers the sessions begun after {since}",
                         if pending == 1 { "1 message has".to_string() } else { format!("{pending} messages have") },
                         if pending == 1 { "it was" } else { "they were" }
                     ),
-                    fix: "run `deja index`; recall finds them by their words meanwhile".into(),
+                    fix: if model_missing(app) {
+                        format!(
+                            "the model is not installed, so `deja index` cannot embed them: run {} first; recall finds them by their words meanwhile",
+                            deja_embed::install::fetch_model_command()
+                        )
+                    } else {
+                        "run `deja index`; recall finds them by their words meanwhile".into()
+                    },
                 });
             }
         }
@@ -382,7 +392,10 @@ fn model<'a>(
                 problems.push(Problem {
                     what: format!("semantic recall is off: {e}"),
                     fix: if e.is_missing() {
-                        "run scripts/fetch-model (recall still answers lexically)".into()
+                        format!(
+                            "run {} (recall still answers lexically)",
+                            deja_embed::install::fetch_model_command()
+                        )
                     } else {
                         "check `embed.model_dir` and `embed.runtime` in the config".into()
                     },

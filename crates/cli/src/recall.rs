@@ -167,6 +167,7 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
     let hits = answer.hits;
     let rows: Vec<i64> = hits.iter().map(|h| h.session_row).collect();
     let in_code_folders = engine.store().in_code_folders(&rows)?;
+    let approximate = engine.store().dated_by_file_time(&rows)?;
     // The process ends right after this command, without running library
     // destructors (see `deja_core::exit`); tearing the loaded model down here
     // would cost tens of milliseconds of a cold recall.
@@ -190,7 +191,10 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
     }
     if args.json {
         output::print_json(&json::recall::Recall {
-            hits: hits.iter().map(json::recall::Hit::from).collect(),
+            hits: hits
+                .iter()
+                .map(|h| json::recall::Hit::of(h, approximate.contains(&h.session_row)))
+                .collect(),
             missing_half,
             mode: answer.mode.as_str(),
             // The echo is redacted too: a pasted secret never comes back out.
@@ -199,7 +203,7 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
             warnings: &warnings,
         })?;
     } else {
-        print_hits(&hits, &query, &in_code_folders);
+        print_hits(&hits, &query, &in_code_folders, &approximate);
     }
     Ok(if hits.is_empty() {
         if !args.json {
@@ -225,7 +229,7 @@ fn unavailable_warning(answer: &Answer) -> Option<String> {
 /// every message).
 pub fn warnings(answer: &Answer, store: &deja_store::Store) -> Vec<String> {
     let coverage = (answer.mode != Mode::Lexical && answer.semantic_unavailable.is_none())
-        .then(|| store.recorded_coverage().ok().flatten())
+        .then(|| store.current_coverage().ok())
         .flatten()
         .and_then(|c| crate::indexing::coverage_note(&c));
     unavailable_warning(answer)
@@ -252,8 +256,13 @@ pub fn by_session(hits: &[Hit]) -> Vec<Vec<&Hit>> {
 }
 
 /// Prints the hits; a session of `in_code_folders` (by row) is labelled as
-/// found in a code folder.
-fn print_hits(hits: &[Hit], query: &str, in_code_folders: &std::collections::HashSet<i64>) {
+/// found in a code folder, one of `approximate` has its date after `about`.
+fn print_hits(
+    hits: &[Hit],
+    query: &str,
+    in_code_folders: &std::collections::HashSet<i64>,
+    approximate: &std::collections::HashSet<i64>,
+) {
     let s = Style::stdout();
     let terms = lexical::terms(query);
     for (n, group) in by_session(hits).iter().enumerate() {
@@ -272,7 +281,7 @@ fn print_hits(hits: &[Hit], query: &str, in_code_folders: &std::collections::Has
             s.cyan(&deja_render::term::line(&first.session_id)),
             deja_render::term::line(&first.harness),
             deja_render::term::line(&project),
-            local_short(first.started_at),
+            output::dated(first.started_at, approximate.contains(&first.session_row)),
             origin,
         );
         for h in group {

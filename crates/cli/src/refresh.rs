@@ -65,6 +65,10 @@ pub fn run(app: &App, budget: Duration) -> Result<std::result::Result<Refreshed,
         Some(started + budget),
         &mut deja_index::Quiet,
     )?;
+    // This pass embeds nothing: what meaning covers is as the read left it.
+    if report.changed > 0 {
+        store.record_coverage()?;
+    }
     if report.reread_for_settings > 0 {
         // Text stored before a settings change must not linger. When a
         // reader keeps the log, the scrub stays pending for `deja index`

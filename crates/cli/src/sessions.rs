@@ -4,7 +4,7 @@ use anyhow::Result;
 use clap::Args;
 
 use crate::app::App;
-use crate::output::{self, local_short, one_line, Style};
+use crate::output::{self, one_line, Style};
 use crate::select::FilterArgs;
 use crate::{json, ExitStatus};
 
@@ -72,16 +72,22 @@ pub fn print_rows(rows: &[deja_store::SessionRow]) {
         .unwrap_or(0);
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(1);
     let id_width = rows.iter().map(|r| r.id.chars().count()).max().unwrap_or(0);
+    // A date that is only the file's time reads `about 2026-12-05 04:17`.
+    let dates: Vec<String> = rows
+        .iter()
+        .map(|r| output::dated(r.started_at, r.date_approximate))
+        .collect();
+    let date_width = dates.iter().map(|d| d.chars().count()).max().unwrap_or(16);
     let terminal = output::terminal_size();
     let project_width = match terminal {
         Some((columns, _)) => {
-            // id, date (16), harness, counts (9), separators, and 30 for the request.
-            let fixed = id_width + 2 + 16 + 2 + harness_width + 1 + 1 + 9 + 2 + 30;
+            // id, date, harness, counts (9), separators, and 30 for the request.
+            let fixed = id_width + 2 + date_width + 2 + harness_width + 1 + 1 + 9 + 2 + 30;
             longest.min(columns.saturating_sub(fixed).clamp(16, 40))
         }
         None => longest,
     };
-    for (r, label) in rows.iter().zip(&labels) {
+    for ((r, label), date) in rows.iter().zip(&labels).zip(&dates) {
         let about = r.title.as_deref().or(r.first_user.as_deref()).unwrap_or("");
         let mut gone = match (&r.origin, r.has_source) {
             (Some(origin), _) => format!(" (from {})", deja_render::term::line(origin)),
@@ -94,15 +100,15 @@ pub fn print_rows(rows: &[deja_store::SessionRow]) {
         let room = match terminal {
             Some((columns, _)) => columns
                 .saturating_sub(
-                    id_width + 2 + 16 + 2 + harness_width + 1 + project_width + 1 + 9 + 2,
+                    id_width + 2 + date_width + 2 + harness_width + 1 + project_width + 1 + 9 + 2,
                 )
                 .max(20),
             None => 60,
         };
         println!(
-            "{}  {}  {:<harness_width$} {:<project_width$} {:>4} {}  {}{}",
+            "{}  {:>date_width$}  {:<harness_width$} {:<project_width$} {:>4} {}  {}{}",
             s.cyan(&format!("{:<id_width$}", deja_render::term::line(&r.id))),
-            local_short(r.started_at),
+            date,
             deja_render::term::line(&r.harness),
             one_line(label, project_width),
             r.message_count,

@@ -149,7 +149,11 @@ pub fn run(app: &App, id: &str, window: Window, as_json: bool) -> Result<ExitSta
     {
         let _ = writeln!(out, "project   {}", line(dir));
     }
-    let _ = writeln!(out, "started   {}", local_short(session.started_at_ms));
+    let _ = writeln!(
+        out,
+        "started   {}",
+        output::dated(session.started_at_ms, session.date_approximate)
+    );
     if let Some(t) = &session.title {
         let _ = writeln!(out, "title     {}", line(t));
     }

@@ -10,6 +10,7 @@
 //! - [`card`]: what a model folder says of its model (prefixes, pooling).
 
 pub mod card;
+pub mod install;
 pub mod query;
 pub mod window;
 

@@ -10,14 +10,18 @@ fn opt(v: api::ROption<api::RString>) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// Converts a plugin's session (read by the reader of `harness`).
-pub fn session(harness: &str, s: api::Session) -> Session {
+/// Converts a plugin's session (read by the reader of `harness` from a
+/// transcript modified at `modified_ms`). A start that is exactly the
+/// transcript's modification time is what a reader gives when nothing
+/// dates the session: the date is approximate.
+pub fn session(harness: &str, s: api::Session, modified_ms: i64) -> Session {
     Session {
         harness: harness.to_string(),
         id: s.id.into_string(),
         native_id: s.native_id.into_string(),
         started_at_ms: s.started_at_ms,
         updated_at_ms: s.updated_at_ms.max(s.started_at_ms),
+        date_approximate: s.started_at_ms == modified_ms,
         project: Project {
             dir: opt(s.project.dir),
             name: opt(s.project.name),

@@ -407,7 +407,7 @@ impl Plugin {
             sessions: out
                 .sessions
                 .into_iter()
-                .map(|s| convert::session(&self.harness, s))
+                .map(|s| convert::session(&self.harness, s, modified_ms))
                 .collect(),
             skipped_empty: out.skipped_empty,
             warnings: out.warnings.into_iter().map(|w| w.into_string()).collect(),

@@ -183,6 +183,7 @@ mod tests {
             native_id: id.into(),
             started_at_ms: 0,
             updated_at_ms: updated,
+            date_approximate: false,
             project: Default::default(),
             title: None,
             parent_id: None,

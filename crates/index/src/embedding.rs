@@ -154,7 +154,9 @@ pub fn run(
             &mut report,
             progress,
         )?;
-        if let Some(k) = last {
+        // A session dated only by its file's time says nothing of how far
+        // back meaning reaches.
+        if let Some(k) = last.filter(|k| !k.approximate) {
             progress.reached(k.started_at);
         }
     }

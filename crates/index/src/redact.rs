@@ -449,6 +449,7 @@ mod tests {
             native_id: format!("native-{key}"),
             started_at_ms: 0,
             updated_at_ms: 0,
+            date_approximate: false,
             project: Project {
                 dir: Some(format!("/home/dev/{key}")),
                 name: Some(key.into()),

@@ -54,6 +54,7 @@ fn session() -> Session {
         native_id: "s".into(),
         started_at_ms: 1_700_000_000_000,
         updated_at_ms: 1_700_000_000_000,
+        date_approximate: false,
         project: Default::default(),
         title: None,
         parent_id: None,

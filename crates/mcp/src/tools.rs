@@ -307,12 +307,14 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
             )))
         }
     };
+    let range = (date(&args.since, "since")?, date(&args.until, "until")?);
+    crate::dates::check_range(range.0, range.1, "`since`", "`until`").map_err(bad)?;
     let scope = Candidates {
         filter: SessionFilter {
             harness: nonempty(args.harness),
             project: nonempty(args.project),
-            since: date(&args.since, "since")?,
-            until: date(&args.until, "until")?,
+            since: range.0,
+            until: range.1,
             origin: origin(args.origin)?,
             exclude: limits.exclude.clone(),
             skip_code_folders: !limits.code_folders,
@@ -337,7 +339,7 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
     let coverage = answer
         .semantic_unavailable
         .is_none()
-        .then(|| engine.store().recorded_coverage().ok().flatten())
+        .then(|| engine.store().current_coverage().ok())
         .flatten()
         .and_then(|c| crate::indexing::coverage_note(&c));
     let warnings: Vec<String> = answer

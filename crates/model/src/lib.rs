@@ -98,6 +98,10 @@ pub struct Session {
     pub started_at_ms: i64,
     /// Last activity (ms since epoch, UTC).
     pub updated_at_ms: i64,
+    /// Whether the start is only the transcript's modification time (no
+    /// record of the harness dates the session): such a date is shown as
+    /// approximate and sorts below every recorded one.
+    pub date_approximate: bool,
     /// Project.
     pub project: Project,
     /// Title, when known.

@@ -134,7 +134,12 @@ fn check(settings: &Settings, store: &Store) -> Result<ModelStamp, String> {
     if !settings.enabled {
         return Err("embeddings are disabled in the config (`embed.enabled`)".into());
     }
-    let missing = |e: EmbedError| format!("{e}; hint: run scripts/fetch-model");
+    let missing = |e: EmbedError| {
+        format!(
+            "{e}; hint: run {}",
+            deja_embed::install::fetch_model_command()
+        )
+    };
     let [onnx, ..] = settings.model_files().map_err(missing)?;
     settings.runtime().map_err(missing)?;
     let Some(stamp) = store.model_stamp() else {

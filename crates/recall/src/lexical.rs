@@ -293,6 +293,7 @@ mod tests {
             native_id: "s".into(),
             started_at_ms: 0,
             updated_at_ms: 0,
+            date_approximate: false,
             project: Default::default(),
             title: None,
             parent_id: None,

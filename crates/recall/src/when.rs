@@ -311,6 +311,33 @@ pub fn by_session(started: &HashMap<i64, i64>, hints: &[Hint]) -> HashMap<i64, f
         .collect()
 }
 
+/// The first day of the one period `text` names whole ("June 2024", "May
+/// 23", "in 2024", "last week"), read as a query's dates are and seen from
+/// `today`: a month or day without a year is its latest one not after
+/// today. `None` when `text` is anything more or less than one such phrase.
+pub fn first_day(text: &str, today: NaiveDate) -> Option<NaiveDate> {
+    let t = text.trim();
+    let whole = regexes().iter().any(|r| {
+        r.find(t)
+            .is_some_and(|m| m.start() == 0 && m.end() == t.len())
+    });
+    if !whole {
+        return None;
+    }
+    let hint = hints_at(t, today).into_iter().next()?;
+    if let Some((from, _)) = hint.span {
+        return Some(from);
+    }
+    let (month, day) = (hint.month.unwrap_or(1), hint.day.unwrap_or(1));
+    match hint.year {
+        Some(y) => NaiveDate::from_ymd_opt(y, month, day),
+        None => [today.year(), today.year() - 1]
+            .into_iter()
+            .filter_map(|y| NaiveDate::from_ymd_opt(y, month, day))
+            .find(|d| *d <= today),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -427,5 +454,22 @@ mod tests {
         assert_eq!(affinity(d(2024, 5, 23), &day), 0.0);
         let year = hints("in 2023");
         assert_eq!(affinity(d(2023, 1, 9), &year), 0.5);
+    }
+
+    #[test]
+    fn a_whole_phrase_names_the_first_day_of_its_period() {
+        let today = d(2026, 3, 10);
+        assert_eq!(first_day("June 2024", today), Some(d(2024, 6, 1)));
+        assert_eq!(first_day("May 23, 2023", today), Some(d(2023, 5, 23)));
+        assert_eq!(first_day("in 2024", today), Some(d(2024, 1, 1)));
+        assert_eq!(first_day("2024-03-02", today), Some(d(2024, 3, 2)));
+        // Without a year: the latest one not after today.
+        assert_eq!(first_day("June", today), Some(d(2025, 6, 1)));
+        assert_eq!(first_day("March 2", today), Some(d(2026, 3, 2)));
+        assert_eq!(first_day("yesterday", today), Some(d(2026, 3, 9)));
+        assert_eq!(first_day("this week", today), Some(d(2026, 3, 3)));
+        for t in ["", "soon", "port 2025", "June and more", "may", "2024"] {
+            assert_eq!(first_day(t, today), None, "{t}");
+        }
     }
 }

@@ -62,6 +62,9 @@ pub struct Cursor {
     pub session: i64,
     /// The message's row id.
     pub message: i64,
+    /// Whether the session is dated only by its transcript's modification
+    /// time: such sessions come after every dated one.
+    pub approximate: bool,
 }
 
 /// How much of the history the semantic half covers.
@@ -78,7 +81,7 @@ pub struct Coverage {
 }
 
 /// The meta key of the coverage the last index run recorded.
-const COVERAGE_KEY: &str = "embedding_coverage";
+pub(crate) const COVERAGE_KEY: &str = "embedding_coverage";
 
 /// One embedding unit of a message: its ordinal and the hash of its text.
 #[derive(Debug, Clone)]
@@ -193,7 +196,8 @@ impl Store {
         }
     }
 
-    /// Up to `limit` messages that `due` selects, newest sessions first (a
+    /// Up to `limit` messages that `due` selects, newest sessions first,
+    /// those dated only by their file's time last (a
     /// session's messages in order), after `after`; with the cursor of the
     /// last one. The embedding passes walk the history this way, so that the
     /// last days are searchable by meaning first.
@@ -210,21 +214,26 @@ impl Store {
                     (SELECT p.text FROM messages p WHERE p.session = m.session AND p.position = m.position - 1),
                     (SELECT n.text FROM messages n WHERE n.session = m.session AND n.position = m.position + 1),
                     s.started_at, m.session,
-                    (SELECT group_concat(c.ordinal) FROM chunks c WHERE c.message = m.id)
+                    (SELECT group_concat(c.ordinal) FROM chunks c WHERE c.message = m.id),
+                    s.date_approximate
                  FROM messages m JOIN sessions s ON s.id = m.session
                  WHERE {}
-                   AND (?1 IS NULL OR s.started_at < ?1
-                        OR (s.started_at = ?1 AND (m.session < ?2 OR (m.session = ?2 AND m.id > ?3))))
-                 ORDER BY s.started_at DESC, m.session DESC, m.id LIMIT {limit}",
+                   AND (?1 IS NULL OR s.date_approximate > ?4
+                        OR (s.date_approximate = ?4
+                            AND (s.started_at < ?1
+                                 OR (s.started_at = ?1
+                                     AND (m.session < ?2 OR (m.session = ?2 AND m.id > ?3))))))
+                 ORDER BY s.date_approximate, s.started_at DESC, m.session DESC, m.id
+                 LIMIT {limit}",
                 due.condition()
             ))
             .map_err(|e| self.wrap(e))?;
-        let (a, b, c) = match after {
-            Some(k) => (Some(k.started_at), k.session, k.message),
-            None => (None, 0, 0),
+        let (a, b, c, d) = match after {
+            Some(k) => (Some(k.started_at), k.session, k.message, k.approximate),
+            None => (None, 0, 0, false),
         };
         let rows = stmt
-            .query_map(params![a, b, c], |r| {
+            .query_map(params![a, b, c, d], |r| {
                 Ok((
                     PendingMessage {
                         id: r.get(0)?,
@@ -237,6 +246,7 @@ impl Store {
                         started_at: r.get(4)?,
                         session: r.get(5)?,
                         message: r.get(0)?,
+                        approximate: r.get(7)?,
                     },
                 ))
             })
@@ -276,6 +286,26 @@ impl Store {
                 partial,
             })
         }))
+    }
+
+    /// Drops the recorded coverage: a run that is about to change what is
+    /// embedded calls it first, so that a run cut short leaves no record
+    /// that claims more or less than the store holds.
+    pub fn forget_recorded_coverage(&self) -> Result<()> {
+        self.conn()
+            .execute("DELETE FROM meta WHERE key = ?1", [COVERAGE_KEY])
+            .map(|_| ())
+            .map_err(|e| self.wrap(e))
+    }
+
+    /// How much of the history recall by meaning covers now: the coverage
+    /// the last run recorded, else (a run was cut short) counted. Everything
+    /// that reports coverage (doctor, recall, the MCP tools) asks this.
+    pub fn current_coverage(&self) -> Result<Coverage> {
+        match self.recorded_coverage()? {
+            Some(c) => Ok(c),
+            None => self.coverage(),
+        }
     }
 
     /// How much of the history has embedding units (a scan of every

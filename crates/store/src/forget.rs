@@ -215,6 +215,7 @@ mod tombstone_tests {
             native_id: native.into(),
             started_at_ms: started,
             updated_at_ms: started,
+            date_approximate: false,
             project: Project {
                 dir: Some("/work/billing".into()),
                 name: Some("billing".into()),

@@ -577,6 +577,48 @@ mod tests {
     }
 
     #[test]
+    fn a_store_of_schema_8_marks_the_sessions_dated_by_their_file_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        database_at(&path, 8);
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "INSERT INTO sources (id, harness, path, size, mtime_ns, hash, indexed_at, reader)
+                 VALUES (1, 'test', '/t', 1, 1700000000123456789, 'h', 0, 'test 1');
+                 INSERT INTO sessions (id, harness, session_id, native_id, source_id, started_at,
+                     updated_at, precedence, message_count)
+                 VALUES (1, 'test', 'filetime', 'filetime', 1, 1700000000123, 0, 0, 1),
+                        (2, 'test', 'recorded', 'recorded', 1, 1600000000000, 0, 0, 1),
+                        (3, 'test', 'gone', 'gone', NULL, 1700000000123, 0, 0, 1);",
+            )
+            .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        let approximate = |id: &str| -> bool {
+            store
+                .conn()
+                .query_row(
+                    "SELECT date_approximate FROM sessions WHERE session_id = ?1",
+                    [id],
+                    |r| r.get(0),
+                )
+                .unwrap()
+        };
+        assert!(approximate("filetime"));
+        assert!(!approximate("recorded"));
+        assert!(!approximate("gone"));
+        // Listed after every session with a recorded date, however new.
+        let listed: Vec<String> = store
+            .sessions(&SessionFilter::default(), None)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(listed, ["gone", "recorded", "filetime"]);
+    }
+
+    #[test]
     fn reading_never_migrates_and_says_that_index_upgrades() {
         let dir = tempfile::tempdir().unwrap();
         for version in 1..schema::MIGRATIONS.len() {

@@ -46,6 +46,9 @@ pub struct SessionRow {
     /// where a cloned repository may have brought it) rather than in its
     /// harness's own data folder.
     pub in_code_folder: bool,
+    /// Whether its start is only its transcript's modification time (no
+    /// record of the harness dates it).
+    pub date_approximate: bool,
 }
 
 /// The columns of a [`SessionRow`], over `sessions s`. A session whose
@@ -57,7 +60,7 @@ pub(crate) const SESSION_COLUMNS: &str =
         WHERE o.project_id = s.project_id AND o.harness = s.harness AND o.project_dir IS NOT NULL
         LIMIT 1)),
     s.project_name, s.project_id, s.title, s.parent_id, s.message_count, s.first_user,
-    s.source_path, s.source_id IS NOT NULL, s.origin, s.in_code_folder";
+    s.source_path, s.source_id IS NOT NULL, s.origin, s.in_code_folder, s.date_approximate";
 
 pub(crate) fn session_row(r: &Row<'_>) -> rusqlite::Result<SessionRow> {
     Ok(SessionRow {
@@ -80,6 +83,7 @@ pub(crate) fn session_row(r: &Row<'_>) -> rusqlite::Result<SessionRow> {
         has_source: r.get(14)?,
         origin: r.get(15)?,
         in_code_folder: r.get(16)?,
+        date_approximate: r.get(17)?,
     })
 }
 
@@ -275,7 +279,9 @@ impl Store {
             .map_err(|e| self.wrap(e))
     }
 
-    /// Sessions matching `filter`, newest first.
+    /// Sessions matching `filter`, newest first; a session dated only by
+    /// its transcript's modification time comes after every session with a
+    /// recorded date.
     pub fn sessions(
         &self,
         filter: &SessionFilter,
@@ -284,7 +290,7 @@ impl Store {
         let (cond, args) = filter.sql();
         let sql = format!(
             "SELECT {SESSION_COLUMNS} FROM sessions s WHERE {cond}
-             ORDER BY s.started_at DESC, s.id DESC LIMIT {}",
+             ORDER BY s.date_approximate, s.started_at DESC, s.id DESC LIMIT {}",
             limit.map(|l| l as i64).unwrap_or(-1)
         );
         let mut stmt = self.conn().prepare(&sql).map_err(|e| self.wrap(e))?;
@@ -408,9 +414,20 @@ impl Store {
     /// Which of the session rows `rows` were read from a transcript found
     /// in a code folder, for labelling them.
     pub fn in_code_folders(&self, rows: &[i64]) -> Result<std::collections::HashSet<i64>> {
+        self.rows_where("in_code_folder", rows)
+    }
+
+    /// Which of the session rows `rows` are dated only by their
+    /// transcript's modification time, for labelling their dates.
+    pub fn dated_by_file_time(&self, rows: &[i64]) -> Result<std::collections::HashSet<i64>> {
+        self.rows_where("date_approximate", rows)
+    }
+
+    /// Which of the session rows `rows` have the flag `column` set.
+    fn rows_where(&self, column: &str, rows: &[i64]) -> Result<std::collections::HashSet<i64>> {
         let mut stmt = self
             .conn()
-            .prepare_cached("SELECT in_code_folder FROM sessions WHERE id = ?1")
+            .prepare_cached(&format!("SELECT {column} FROM sessions WHERE id = ?1"))
             .map_err(|e| self.wrap(e))?;
         let mut out = std::collections::HashSet::new();
         for &row in rows {
@@ -587,6 +604,7 @@ impl Store {
             native_id: row.native_id.clone(),
             started_at_ms: row.started_at,
             updated_at_ms: row.updated_at,
+            date_approximate: row.date_approximate,
             project: row.project.clone(),
             title: row.title.clone(),
             parent_id: row.parent_id.clone(),
@@ -654,6 +672,7 @@ mod project_tests {
             native_id: id.into(),
             started_at_ms: 1_000,
             updated_at_ms: 1_000,
+            date_approximate: false,
             project: Project {
                 dir: dir.map(Into::into),
                 name: None,

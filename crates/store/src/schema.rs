@@ -245,6 +245,18 @@ INSERT INTO sessions_fts (rowid, text)
     FROM (SELECT session, text FROM messages ORDER BY session, position)
     GROUP BY session;
 "#,
+    // 9: whether a session's start is only its transcript's modification
+    //    time (no record of the harness dates it): such a date is shown as
+    //    approximate and sorts below every recorded one. A reader gives
+    //    exactly that time when it finds none, so sessions stored before
+    //    are marked by the same rule, against the time their transcript
+    //    was last read at.
+    r#"
+ALTER TABLE sessions ADD COLUMN date_approximate INTEGER NOT NULL DEFAULT 0;
+UPDATE sessions SET date_approximate = 1
+    WHERE source_id IS NOT NULL
+      AND started_at = (SELECT o.mtime_ns / 1000000 FROM sources o WHERE o.id = sessions.source_id);
+"#,
 ];
 
 /// The schema version this deja writes.

@@ -14,6 +14,7 @@ pub fn session(id: &str, texts: &[&str]) -> Session {
         native_id: id.into(),
         started_at_ms: 0,
         updated_at_ms: 0,
+        date_approximate: false,
         project: Default::default(),
         title: None,
         parent_id: None,

@@ -186,6 +186,7 @@ pub(crate) fn session_from_row(r: &postgres::Row) -> Session {
         native_id: r.get("native_id"),
         started_at_ms: r.get("started_at"),
         updated_at_ms: r.get("updated_at"),
+        date_approximate: false,
         project: Project {
             dir: r.get("project_dir"),
             name: r.get("project_name"),
@@ -243,6 +244,7 @@ mod tests {
             native_id: "1".into(),
             started_at_ms: 1,
             updated_at_ms: 2,
+            date_approximate: false,
             project: Project::default(),
             title: None,
             parent_id: None,

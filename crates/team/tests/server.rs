@@ -18,6 +18,7 @@ fn session(id: &str, dir: &str, texts: &[&str]) -> Session {
         native_id: id.into(),
         started_at_ms: 1_700_000_000_000,
         updated_at_ms: 1_700_000_000_000,
+        date_approximate: false,
         project: Project {
             dir: Some(dir.into()),
             name: None,

@@ -17,12 +17,14 @@
 //! - [`session`]: a group turned into deja's session; [`place`]: values
 //!   taken from the transcript's path.
 //! - [`detect`], [`resume`] and [`time`]: recognising a file, reopening a
-//!   session, reading timestamps.
+//!   session, reading timestamps; [`dated`]: a session's times where the
+//!   description says they are (its records, its path, an index beside it).
 
 // Input-dependent code never indexes unchecked: a reader must not panic on
 // any bytes (SECURITY.md). Tests may index.
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
+pub mod dated;
 pub mod description;
 pub mod detect;
 pub mod discover;

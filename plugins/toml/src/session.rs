@@ -10,7 +10,8 @@ use deja_plugin_api::{
 use serde_json::Value;
 
 use crate::description::{
-    Action, Description, Field, FixedRole, IdFallback, MessageFields, Origin, RoleField, Tool,
+    Action, Description, Field, FixedRole, IdFallback, MessageFields, Origin, RoleField, TimeField,
+    Tool,
 };
 use crate::linked;
 use crate::place;
@@ -73,21 +74,6 @@ fn value_of(group: &Group, field: &Field, path: &str, latest: bool) -> Option<St
     }
 }
 
-/// A time in the row, else the first record that has one.
-fn time_of(group: &Group, pointer: &Option<Pointer>) -> Option<i64> {
-    let p = pointer.as_ref()?;
-    group
-        .row
-        .as_ref()
-        .and_then(|r| p.get(r).and_then(|v| time::ms(&v)))
-        .or_else(|| {
-            group
-                .records
-                .iter()
-                .find_map(|r| p.get(r).and_then(|v| time::ms(&v)))
-        })
-}
-
 fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option<Session> {
     let s = &d.session;
     let id = first(group, &s.id, path).or_else(|| fallback_id(path, s.id_fallback))?;
@@ -97,15 +83,19 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
     let mut files = Vec::new();
     let mut commands = Vec::new();
     let mut times = Vec::new();
-    let started_field = time_of(group, &s.started);
+    let time_of = |field: &Option<TimeField>| {
+        field
+            .as_ref()
+            .and_then(|f| crate::dated::of(f, group, path, &id))
+    };
+    let started_field = time_of(&s.started);
     let mut clock = started_field.unwrap_or(modified_ms);
     for record in &group.records {
-        if let Some(t) = d.message.iter().find_map(|m| {
-            m.time
-                .as_ref()
-                .and_then(|p| p.get(record))
-                .and_then(|v| time::ms(&v))
-        }) {
+        if let Some(t) = d
+            .message
+            .iter()
+            .find_map(|m| m.time.as_ref().and_then(|t| t.in_record(record)))
+        {
             clock = t;
             times.push(t);
         }
@@ -128,8 +118,7 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
             let at = m
                 .time
                 .as_ref()
-                .and_then(|p| p.get(record))
-                .and_then(|v| time::ms(&v))
+                .and_then(|t| t.in_record(record))
                 .unwrap_or(clock);
             times.push(at);
             let native =
@@ -155,7 +144,7 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
     let started = started_field
         .or_else(|| times.iter().min().copied())
         .unwrap_or(modified_ms);
-    let updated = time_of(group, &s.updated)
+    let updated = time_of(&s.updated)
         .or_else(|| times.iter().max().copied())
         .unwrap_or(started)
         .max(started);

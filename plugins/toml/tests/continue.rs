@@ -59,8 +59,44 @@ fn a_session_the_continue_cli_wrote_reads_as_typed_and_answered() {
     );
     assert_eq!(s.commands.len(), 1);
     assert_eq!(s.commands[0].command.as_str(), "ls -la");
-    // The file has no times: the session is as old as the file.
-    assert_eq!(s.started_at_ms, 1_764_000_000_000);
+    // The file has no times; Continue's index beside it, sessions.json,
+    // holds the session's creation ("dateCreated": "1796183765318").
+    assert_eq!(s.started_at_ms, 1_796_183_765_318);
+}
+
+#[test]
+fn without_the_index_a_session_is_as_old_as_its_file() {
+    // rules/ has no sessions.json: the file's time is all there is.
+    let out = parse("rules/9b1c0a52-parts-and-ide-tools.json");
+    assert_eq!(out.sessions[0].started_at_ms, 1_764_000_000_000);
+}
+
+#[test]
+fn the_index_gives_each_session_its_own_creation() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = std::fs::read(golden("rules/9b1c0a52-parts-and-ide-tools.json")).unwrap();
+    let path = dir.path().join("9b1c0a52-parts-and-ide-tools.json");
+    std::fs::write(&path, &doc).unwrap();
+    let index = format!(
+        r#"[{{"sessionId": "other", "dateCreated": "1700000000000"}},
+            {{"sessionId": "{}", "title": "t", "dateCreated": "1733999000000", "workspaceDirectory": "", "messageCount": 3}}]"#,
+        serde_json::from_slice::<serde_json::Value>(&doc).unwrap()["sessionId"]
+            .as_str()
+            .unwrap()
+    );
+    std::fs::write(dir.path().join("sessions.json"), index).unwrap();
+    let out = testing::parse_bytes::<TomlReader>(
+        &path.to_string_lossy(),
+        &doc,
+        1_764_000_000_000,
+        &context(Path::new("/nonexistent-home"), &[]),
+    );
+    assert_eq!(out.sessions[0].started_at_ms, 1_733_999_000_000);
+    // Messages without times of their own take the session's.
+    assert!(out.sessions[0]
+        .messages
+        .iter()
+        .all(|m| m.timestamp_ms == 1_733_999_000_000));
 }
 
 #[test]

@@ -91,4 +91,36 @@ fn reasoning_summaries_and_attached_context_are_not_messages() {
     // The steps' tool calls are still read.
     assert_eq!(out.sessions[0].commands.len(), 1);
     assert_eq!(out.sessions[0].files.len(), 1);
+    // The session starts when Cursor's <timestamp> says: 12:04 in UTC+2.
+    let june_1 = 1_780_308_240_000;
+    assert_eq!(out.sessions[0].started_at_ms, june_1);
+    // The answers that follow take the query's time; the second query has
+    // none of its own.
+    let times: Vec<i64> = out.sessions[0]
+        .messages
+        .iter()
+        .map(|m| m.timestamp_ms)
+        .collect();
+    assert_eq!(times, [june_1; 4]);
+}
+
+#[test]
+fn without_a_timestamp_the_session_is_as_old_as_its_file() {
+    let lines = [
+        line(
+            "user",
+            serde_json::json!([text("<user_query>\nhi\n</user_query>")]),
+        ),
+        line("assistant", serde_json::json!([text("Hello.")])),
+    ]
+    .join("\n");
+    let c = common::context("cursor.toml", Path::new("/nonexistent"), &[]);
+    let out = TomlReader::parse(&ParseRequest {
+        path: "/h/.cursor/projects/home-me/agent-transcripts/c2.jsonl".into(),
+        bytes: lines.as_bytes().into(),
+        modified_ms: 1_700_000_000_000,
+        context: &c,
+    })
+    .unwrap();
+    assert_eq!(out.sessions[0].started_at_ms, 1_700_000_000_000);
 }

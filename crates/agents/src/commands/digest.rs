@@ -243,6 +243,7 @@ mod tests {
             native_id: id.into(),
             started_at_ms: started,
             updated_at_ms: started,
+            date_approximate: false,
             project: Project {
                 dir: Some("/work/billing".into()),
                 name: None,

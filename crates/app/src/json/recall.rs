@@ -25,6 +25,9 @@ pub struct Recall<'a> {
 /// One matching message.
 #[derive(Debug, Clone, Serialize)]
 pub struct Hit<'a> {
+    /// Whether `started_at` is only the transcript's modification time (no
+    /// record of the harness dates the session).
+    pub date_approximate: bool,
     /// deja ids of other sessions holding the same text, folded into this hit.
     pub duplicates: &'a [String],
     /// The harness that wrote the session.
@@ -57,9 +60,12 @@ pub struct Hit<'a> {
     pub timestamp: String,
 }
 
-impl<'a> From<&'a deja_recall::Hit> for Hit<'a> {
-    fn from(h: &'a deja_recall::Hit) -> Self {
+impl<'a> Hit<'a> {
+    /// The hit `h`, whose session's date is approximate when
+    /// `date_approximate` says so (the store knows it, not the hit).
+    pub fn of(h: &'a deja_recall::Hit, date_approximate: bool) -> Self {
         Hit {
+            date_approximate,
             duplicates: &h.duplicates,
             harness: &h.harness,
             message_id: &h.message_id,
@@ -88,7 +94,7 @@ mod tests {
     fn field_names() {
         let h = hit();
         let out = Recall {
-            hits: vec![Hit::from(&h)],
+            hits: vec![Hit::of(&h, false)],
             missing_half: None,
             mode: "hybrid",
             query: "q".into(),
@@ -109,6 +115,7 @@ mod tests {
         assert_eq!(
             keys(&out.hits[0]),
             [
+                "date_approximate",
                 "duplicates",
                 "harness",
                 "message_id",

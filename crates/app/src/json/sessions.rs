@@ -16,6 +16,9 @@ pub struct Sessions<'a> {
 /// One indexed session, without its messages.
 #[derive(Debug, Clone, Serialize)]
 pub struct Session<'a> {
+    /// Whether `started_at` is only its transcript's modification time (no
+    /// record of the harness dates it).
+    pub date_approximate: bool,
     /// The first line of its first user message.
     pub first_user_line: Option<&'a str>,
     /// Whether its transcript was found in a code folder (inside a project,
@@ -52,6 +55,7 @@ pub struct Session<'a> {
 impl<'a> From<&'a SessionRow> for Session<'a> {
     fn from(r: &'a SessionRow) -> Self {
         Session {
+            date_approximate: r.date_approximate,
             first_user_line: r.first_user.as_deref(),
             found_in_code_folder: r.in_code_folder,
             harness: &r.harness,
@@ -85,6 +89,7 @@ mod tests {
         assert_eq!(
             keys(&out.sessions[0]),
             [
+                "date_approximate",
                 "first_user_line",
                 "found_in_code_folder",
                 "harness",

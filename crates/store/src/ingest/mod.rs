@@ -157,7 +157,15 @@ impl Store {
         sessions: &[Session],
         found: Found,
     ) -> Result<Applied> {
-        self.in_transaction(|tx| apply_in(tx, file, sessions, found))
+        self.in_transaction(|tx| {
+            // New messages wait for embedding: the recorded coverage is
+            // counted again by whoever reports it, until a run records it.
+            tx.execute(
+                "DELETE FROM meta WHERE key = ?1",
+                [crate::embedding::COVERAGE_KEY],
+            )?;
+            apply_in(tx, file, sessions, found)
+        })
     }
 
     /// Labels the sessions last read from `path` (of `harness`) as found in
@@ -420,9 +428,10 @@ pub(crate) fn insert_session(
     tx.query_row(
         "INSERT INTO sessions (harness, session_id, native_id, source_id, source_path,
             started_at, updated_at, project_dir, project_name, project_id, title, parent_id,
-            precedence, message_count, first_user, origin, origin_hash, in_code_folder)
+            precedence, message_count, first_user, origin, origin_hash, in_code_folder,
+            date_approximate)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-            ?18)
+            ?18, ?19)
          RETURNING id",
         params![
             s.harness,
@@ -443,6 +452,7 @@ pub(crate) fn insert_session(
             origin,
             origin_hash,
             from.in_code_folder(),
+            s.date_approximate,
         ],
         |r| r.get(0),
     )
@@ -460,7 +470,7 @@ pub(crate) fn update_session(
         "UPDATE sessions SET native_id = ?2, source_id = ?3, source_path = ?4, started_at = ?5,
             updated_at = ?6, project_dir = ?7, project_name = ?8, project_id = ?9, title = ?10,
             parent_id = ?11, precedence = ?12, message_count = ?13, first_user = ?14,
-            origin = ?15, origin_hash = ?16, in_code_folder = ?17
+            origin = ?15, origin_hash = ?16, in_code_folder = ?17, date_approximate = ?18
          WHERE id = ?1",
         params![
             row,
@@ -480,6 +490,7 @@ pub(crate) fn update_session(
             origin,
             origin_hash,
             from.in_code_folder(),
+            s.date_approximate,
         ],
     )
     .map(|_| ())

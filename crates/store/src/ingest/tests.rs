@@ -682,6 +682,15 @@ fn pending_messages_come_newest_session_first_and_the_walk_resumes() {
     assert_eq!(store.recorded_coverage().unwrap(), None);
     assert_eq!(store.record_coverage().unwrap(), c);
     assert_eq!(store.recorded_coverage().unwrap(), Some(c));
+    // A run that begins forgets the record; cut short after embedding
+    // more, the coverage reported is what the store holds, not the record.
+    store.forget_recorded_coverage().unwrap();
+    let (page, _) = store.pending_newest(Due::Units, None, 1).unwrap();
+    embed(&mut store, &page);
+    assert_eq!(store.recorded_coverage().unwrap(), None);
+    let now = store.current_coverage().unwrap();
+    assert_eq!(now, store.coverage().unwrap());
+    assert_eq!((now.pending, now.waiting_since), (2, Some(86_400_000)));
     embed_all(&mut store);
     assert_eq!(store.coverage().unwrap().waiting_since, None);
     store.record_coverage().unwrap();
@@ -693,6 +702,42 @@ fn pending_messages_come_newest_session_first_and_the_walk_resumes() {
             partial: 0,
         })
     );
+    // A newer session read (recall's freshness pass reads without
+    // embedding) makes the record stale: it is dropped, and counted again.
+    store
+        .apply(&file("/u"), &[at("newer", &["x1"], 40)])
+        .unwrap();
+    assert_eq!(store.recorded_coverage().unwrap(), None);
+    let now = store.current_coverage().unwrap();
+    assert_eq!((now.pending, now.waiting_since), (1, Some(40 * 86_400_000)));
+}
+
+#[test]
+fn sessions_dated_by_their_file_time_are_embedded_after_every_dated_one() {
+    let (_dir, mut store) = open();
+    let at = |id: &str, texts: &[&str], day: i64, approximate: bool| Session {
+        started_at_ms: day * 86_400_000,
+        date_approximate: approximate,
+        ..session(id, texts)
+    };
+    let sessions = [
+        at("copied", &["c1", "c2"], 90, true),
+        at("old", &["o1"], 1, false),
+        at("new", &["n1"], 30, false),
+        at("copied-before", &["b1"], 60, true),
+    ];
+    store.apply(&file("/t"), &sessions).unwrap();
+    let mut seen = Vec::new();
+    let mut after = None;
+    loop {
+        let (page, last) = store.pending_newest(Due::Units, after, 2).unwrap();
+        if page.is_empty() {
+            break;
+        }
+        after = last;
+        seen.extend(page.into_iter().map(|m| m.text));
+    }
+    assert_eq!(seen, ["n1", "o1", "c1", "c2", "b1"]);
 }
 
 /// Units of `message` with these ordinals, each keyed by `text` and the

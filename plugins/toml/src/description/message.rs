@@ -77,8 +77,9 @@ pub struct MessageFields {
     /// state), as regular expressions: every match is removed.
     #[serde(default)]
     pub strip: Vec<Pattern>,
-    /// When it was written.
-    pub time: Option<Pointer>,
+    /// When it was written: a pointer, or a pattern's group in the string
+    /// at a pointer (see [`super::TimeField`]).
+    pub time: Option<super::TimeField>,
     /// The harness's message id; consecutive records with the same id are
     /// one message (their texts joined).
     pub id: Option<Pointer>,

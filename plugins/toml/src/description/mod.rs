@@ -13,11 +13,13 @@ use crate::pointer::Pointer;
 
 pub mod linked;
 mod message;
+pub mod times;
 
 pub use message::{
     Action, FixedRole, MessageFields, MessageRules, OneOrMany, Origin, Parts, Pointers, RoleField,
     Roles, Tool,
 };
+pub use times::{Index, TimeField};
 
 /// A whole description.
 #[derive(Debug, Deserialize)]
@@ -294,10 +296,11 @@ pub struct SessionFields {
     /// Titles that are placeholders, not titles (regular expressions).
     #[serde(default)]
     pub title_ignore: Vec<Pattern>,
-    /// When it started (default: its first message).
-    pub started: Option<Pointer>,
+    /// When it started (default: its first message; without one, the
+    /// transcript's modification time, which deja marks approximate).
+    pub started: Option<TimeField>,
     /// When it was last active (default: its last message).
-    pub updated: Option<Pointer>,
+    pub updated: Option<TimeField>,
 }
 
 /// A string field: a pointer, or a pointer and a pattern whose first group
@@ -600,6 +603,14 @@ fn check(d: &Description) -> Result<(), (String, String)> {
                     "the pattern needs a group `( )` around the value",
                 );
             }
+        }
+    }
+    for (i, m) in d.message.iter().enumerate() {
+        if m.time.as_ref().is_some_and(TimeField::of_session_only) {
+            return needs(
+                &format!("message[{i}].time"),
+                "a message's time is in its record (a pointer, or `at` with a `pattern`); `path` and `file` name a session's time",
+            );
         }
     }
     if let Some(resume) = &d.resume {

@@ -75,3 +75,37 @@ fn a_bad_pattern_and_a_bad_harness_are_refused() {
     let e = parse("t", &text).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("session.title_ignore[0]"), "{e}");
 }
+
+#[test]
+fn session_times_read_from_records_paths_and_index_files() {
+    let text = MINIMAL.replace(
+        "[source]",
+        "[session]\nstarted = [\"/created\", { file = \"sessions.json\", key = \"/sessionId\", at = \"/dateCreated\" }, { path = \"/(\\\\d+)\\\\.jsonl$\" }]\nupdated = { at = \"/text\", pattern = \"at (\\\\S+)\" }\n\n[source]",
+    );
+    let d = parse("t", &text).unwrap();
+    assert!(matches!(&d.session.started, Some(TimeField::FirstOf(f)) if f.len() == 3));
+    assert!(matches!(d.session.updated, Some(TimeField::Capture { .. })));
+    // A pattern without a group, an absolute index file, a message time
+    // that is a session's.
+    for (bad, key) in [
+        (
+            "[session]\nstarted = { path = \"\\\\d+\" }",
+            "session.started",
+        ),
+        (
+            "[session]\nstarted = { file = \"/etc/x.json\", key = \"/id\", at = \"/t\" }",
+            "session.started",
+        ),
+    ] {
+        let text = MINIMAL.replace("[source]", &format!("{bad}\n\n[source]"));
+        let e = parse("t", &text).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some(key), "{e}");
+    }
+    let text = MINIMAL.replace(
+        "text = \"/text\"",
+        "text = \"/text\"\ntime = { path = \"(\\\\d+)\" }",
+    );
+    let e = parse("t", &text).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("message[0].time"), "{e}");
+    assert!(e.message.contains("session's time"), "{e}");
+}

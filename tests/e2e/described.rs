@@ -352,7 +352,7 @@ fn real_amp_cursor_and_vs_code_chat_files_index_and_recall_where_the_harnesses_k
 /// The Continue sessions `cn` 1.5.47 wrote (`real-cn-1.5.47/`: a session and
 /// the index beside it) and one without an entry in the index, in
 /// `~/.continue/sessions`.
-fn continue_sessions(sb: &Sandbox, with_index: bool) {
+pub(crate) fn continue_sessions(sb: &Sandbox, with_index: bool) {
     let golden = repo().join("fixtures/golden/continue");
     let dir = sb.home.join(".continue/sessions");
     std::fs::create_dir_all(&dir).unwrap();

@@ -759,3 +759,21 @@ fn the_timeline_shows_one_month_in_full_and_every_month_counted() {
     let (_, _, unknown) = ui.get("/timeline?month=1999-01", Some(&cookie));
     assert!(unknown.contains("march heron"), "{unknown}");
 }
+
+#[test]
+fn newest_sessions_list_a_date_that_is_only_a_file_time_as_about_and_last() {
+    let sb = Sandbox::new();
+    crate::described::continue_sessions(&sb, true);
+    sb.ok(&["index"]);
+    let ui = Ui::start(&sb);
+    let cookie = ui.login();
+    let (status, _, body) = ui.get("/", Some(&cookie));
+    assert_eq!(status, 200, "{body}");
+    // The session Continue's index dates comes first, without `about`; the
+    // one dated by its file (copied just now) after it, with `about`.
+    let dated = body.find("0797f663").unwrap_or_else(|| panic!("{body}"));
+    let filed = body.find("9b1c0a52").unwrap_or_else(|| panic!("{body}"));
+    assert!(dated < filed, "{body}");
+    assert_eq!(body.matches(" · about 20").count(), 1, "{body}");
+    assert!(body[filed..].contains(" · about 20"), "{body}");
+}

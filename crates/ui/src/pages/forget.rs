@@ -9,7 +9,7 @@ use super::{encode, layout, session_href, stored, token_field, Nav, Site};
 use crate::commands;
 use crate::http::Page;
 use crate::lock::{LockError, Wait};
-use crate::output::{local_short, project_label};
+use crate::output::{dated, project_label};
 use crate::select;
 
 /// The confirmation page.
@@ -19,7 +19,7 @@ pub fn confirm(site: &mut Site<'_>, id: &str) -> Result<Page> {
     let body = html! {
         h1 { "Forget this session?" }
         p { code { (stored(&row.id)) } " · " (stored(&row.harness)) " · "
-            (stored(&project_label(&row.project))) " · " (local_short(row.started_at))
+            (stored(&project_label(&row.project))) " · " (dated(row.started_at, row.date_approximate))
             " · " (row.message_count) " messages" }
         p { "Its messages, their vectors and its file and command records leave the index, and "
             code { "deja index" } " will not bring it back. The transcript itself stays where it is; "

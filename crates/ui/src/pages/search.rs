@@ -12,7 +12,7 @@ use deja_recall::{lexical, snippet, Candidates, Hit, Tuning};
 use super::{layout, session_href, session_title, stored, Nav, Site};
 use crate::commands;
 use crate::http::{Page, Request};
-use crate::output::{local_short, project_label};
+use crate::output::{dated, local_short, project_label};
 use crate::select;
 use crate::select::FilterArgs;
 
@@ -222,7 +222,7 @@ fn newest(site: &mut Site<'_>, args: &FilterArgs) -> Result<Markup> {
                 li {
                     a.id href=(session_href(&r.id, None)) { (stored(&r.id)) }
                     span.meta { (stored(&r.harness)) " · " (stored(&project_label(&r.project)))
-                        " · " (local_short(r.started_at)) " · " (r.message_count) " messages" }
+                        " · " (dated(r.started_at, r.date_approximate)) " · " (r.message_count) " messages" }
                     span.title { (stored(&session_title(r, 160))) }
                 }
             }

@@ -12,7 +12,7 @@ use super::{encode, layout, session_title, stored, Nav, Site};
 use crate::commands;
 use crate::commands::resume::Advice;
 use crate::http::{Page, Request};
-use crate::output::{local_short, project_label};
+use crate::output::{dated, local_short, project_label};
 use crate::select;
 
 /// Messages on one page.
@@ -63,7 +63,7 @@ pub fn page(site: &mut Site<'_>, id: &str, request: &Request) -> Result<Page> {
             dt { "Harness" } dd { (stored(&row.harness)) }
             dt { "Project" } dd { (stored(&project_label(&row.project)))
                 @if let Some(dir) = &row.project.dir { " " span.path { (stored(dir)) } } }
-            dt { "Dates" } dd { (local_short(row.started_at)) " – " (local_short(row.updated_at)) }
+            dt { "Dates" } dd { (dated(row.started_at, row.date_approximate)) " – " (local_short(row.updated_at)) }
             dt { "Messages" } dd { (total) }
             @if let Some(o) = &row.origin { dt { "Origin" } dd { "pulled from the team store: " (stored(o)) } }
             @if let Some(src) = &row.source_path {

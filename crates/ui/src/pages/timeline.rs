@@ -11,7 +11,7 @@ use maud::html;
 
 use super::{encode, layout, session_href, session_title, stored, Nav, Site};
 use crate::http::{Page, Request};
-use crate::output::{local_short, project_label};
+use crate::output::{dated, project_label};
 use deja_store::{SessionFilter, SessionRow};
 
 /// `YYYY-MM` of `ms`, local time.
@@ -112,7 +112,7 @@ pub fn page(site: &mut Site<'_>, request: &Request) -> Result<Page> {
                                     summary { "list" }
                                     ul.sessions {
                                         @for r in list {
-                                            li { a href=(session_href(&r.id, None)) { (local_short(r.started_at)) }
+                                            li { a href=(session_href(&r.id, None)) { (dated(r.started_at, r.date_approximate)) }
                                                 " " span.title { (stored(&session_title(r, 100))) } }
                                         }
                                     }

@@ -5,10 +5,10 @@
 use clap::{Parser, Subcommand};
 
 use crate::commands::{
-    aider::AiderArgs, completions::CompletionsArgs, config::ConfigArgs, context::ContextArgs,
-    doctor::DoctorArgs, forget::ForgetArgs, index::IndexArgs, parse::ParseArgs,
-    plugins::PluginsArgs, recall::RecallArgs, resume::ResumeArgs, sessions::SessionsArgs,
-    setup::SetupArgs, show::ShowArgs, team::TeamArgs,
+    aider::AiderArgs, blame::BlameArgs, completions::CompletionsArgs, config::ConfigArgs,
+    context::ContextArgs, doctor::DoctorArgs, forget::ForgetArgs, index::IndexArgs,
+    parse::ParseArgs, plugins::PluginsArgs, recall::RecallArgs, resume::ResumeArgs,
+    sessions::SessionsArgs, setup::SetupArgs, show::ShowArgs, team::TeamArgs,
 };
 use crate::mcp::McpArgs;
 use crate::ui::UiArgs;
@@ -33,6 +33,8 @@ pub enum Command {
     Sessions(SessionsArgs),
     /// Print one session: messages, then files and commands.
     Show(ShowArgs),
+    /// List the sessions that edited a file (FILE[:LINE]), newest first, with the message behind each edit.
+    Blame(BlameArgs),
     /// Print how to reopen a session in its harness.
     Resume(ResumeArgs),
     /// Remove sessions from the index for good (--dry-run, --list, --undo).

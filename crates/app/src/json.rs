@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::output::rfc3339;
 use deja_model::message_id;
 
+pub mod blame;
 pub mod context;
 pub mod doctor;
 pub mod forget;

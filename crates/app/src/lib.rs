@@ -18,6 +18,7 @@ macro_rules! eprintln {
 }
 
 pub mod app;
+pub mod blame;
 pub mod dates;
 pub mod indexing;
 pub mod json;

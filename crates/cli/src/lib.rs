@@ -29,6 +29,7 @@ macro_rules! eprintln {
     };
 }
 
+pub mod blame;
 pub mod completions;
 pub mod config;
 pub mod doctor;

@@ -10,7 +10,9 @@
 //! - [`embedding`]: the embedding cache and the units of each message.
 //! - [`vectors`]: the vector index file, kept in sync with SQLite.
 //! - [`export`]: bulk reads for tools and the benchmark.
+//! - [`activity`]: a file's records across sessions (`deja blame`).
 
+pub mod activity;
 pub mod counts;
 pub mod embedding;
 pub mod export;

@@ -1,0 +1,76 @@
+//! `deja blame --json` (and the MCP server's `blame` tool).
+
+use serde::Serialize;
+
+use super::sessions::Session;
+use crate::blame::Entry;
+use crate::output::{one_line, rfc3339};
+
+/// The sessions that wrote a file, newest first.
+#[derive(Debug, Clone, Serialize)]
+pub struct Blame<'a> {
+    /// The records that wrote it (`edit`, `add`), newest first.
+    pub edits: Vec<Record<'a>>,
+    /// The file, made absolute.
+    pub file: String,
+    /// The line asked about, counted from 1; null for the whole file.
+    pub line: Option<usize>,
+    /// Why the edit that wrote the line cannot be named, when a line was
+    /// asked about; every edit is listed then.
+    pub line_note: Option<String>,
+    /// The records that read it (`read`, `read-only`), newest first; present
+    /// only when asked for (`--reads`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reads: Option<Vec<Record<'a>>>,
+}
+
+/// One record of the file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Record<'a> {
+    /// `edit`, `add`, `read` or `read-only`.
+    pub action: &'a str,
+    /// When.
+    pub at: String,
+    /// How the recorded path means the file: `exact`, `relative` (under the
+    /// session's project folder) or `elsewhere` (the same place in a
+    /// project of the same name, another home or machine).
+    pub matched: &'a str,
+    /// The message that led to it; null when none comes before it.
+    pub message: Option<Message>,
+    /// The path as the transcript recorded it.
+    pub path: &'a str,
+    /// The session.
+    pub session: Session<'a>,
+    /// The command that opens the message: `deja show ID#INDEX`.
+    pub show: String,
+}
+
+/// The message before a record.
+#[derive(Debug, Clone, Serialize)]
+pub struct Message {
+    /// Its index, as `deja show ID#INDEX` counts.
+    pub index: usize,
+    /// `user` or `assistant` (or `system`).
+    pub role: &'static str,
+    /// Its first line, shortened to 160 characters.
+    pub snippet: String,
+}
+
+impl<'a> From<&'a Entry> for Record<'a> {
+    fn from(e: &'a Entry) -> Self {
+        let a = &e.activity;
+        Record {
+            action: a.action,
+            at: rfc3339(a.timestamp_ms),
+            matched: e.matched.as_str(),
+            message: a.message.as_ref().map(|(index, role, text)| Message {
+                index: *index,
+                role: role.as_str(),
+                snippet: one_line(text, 160),
+            }),
+            path: &a.path,
+            session: Session::from(&a.session),
+            show: e.pointer(),
+        }
+    }
+}

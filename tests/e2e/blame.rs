@@ -256,3 +256,51 @@ fn blame_without_edits_exits_1_and_bad_input_names_the_file() {
         out.stderr
     );
 }
+
+#[test]
+fn the_mcp_blame_tool_answers_as_untrusted_memory() {
+    let sb = project();
+    let file = sb.home.join("src/app/src/x.rs");
+    let mut raw = crate::mcp::Raw::start(&sb);
+    raw.initialize();
+    let call = |id: u32, args: serde_json::Value| {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "blame", "arguments": args}})
+        .to_string()
+    };
+    raw.send(&call(
+        7,
+        serde_json::json!({"file": format!("{}:2", file.display())}),
+    ));
+    let answer = raw.receive();
+    raw.send(&call(8, serde_json::json!({"file": "/nowhere/none.rs"})));
+    let none = raw.receive();
+    raw.send(&call(9, serde_json::json!({"file": "x.rs", "limit": 0})));
+    let bad = raw.receive();
+    let (status, stderr) = raw.finish();
+    assert!(status.success(), "exit {status:?}\n{stderr}");
+
+    let result = &answer["result"];
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("<recalled-memory"), "{text}");
+    let (c, b, a) = (text.find(&id(3)), text.find(&id(2)), text.find(&id(1)));
+    assert!(c.unwrap() < b.unwrap() && b.unwrap() < a.unwrap(), "{text}");
+    assert!(!text.contains(&id(4)) && !text.contains(&id(5)), "{text}");
+    assert!(
+        text.contains("#1 assistant: Fixing the loop bound."),
+        "{text}"
+    );
+    assert!(text.contains("edit records keep no text"), "{text}");
+    let edits = result["structuredContent"]["edits"].as_array().unwrap();
+    assert_eq!(edits.len(), 3, "{result:#}");
+    assert_eq!(edits[0]["matched"], "elsewhere");
+    assert_eq!(result["structuredContent"]["line"], 2);
+
+    let text = none["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("No session edited /nowhere/none.rs."),
+        "{text}"
+    );
+    let message = bad.to_string();
+    assert!(message.contains("`limit` must be 1 to 100"), "{message}");
+}

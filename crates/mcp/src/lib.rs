@@ -6,6 +6,7 @@
 //! - [`server`]: the protocol handler and the shared, warm recall engine.
 //! - [`tools`]: the tools `recall`, `session` and `sessions`.
 //! - Recalled text is framed as untrusted data and bounded by `deja_render`.
+//! - [`blame`]: the tool `blame`, the sessions that edited a file.
 //! - [`fresh`]: the background index that keeps the store fresh.
 //! - [`own`]: the asking agent's live session, never an answer.
 
@@ -22,6 +23,7 @@ macro_rules! eprintln {
     };
 }
 
+pub mod blame;
 pub mod fresh;
 pub mod own;
 pub mod server;

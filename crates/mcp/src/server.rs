@@ -135,9 +135,9 @@ impl Shared {
         name: &str,
         arguments: Option<rmcp::model::JsonObject>,
     ) -> Result<Answer, Failure> {
-        if !matches!(name, "recall" | "session" | "sessions") {
+        if !matches!(name, "recall" | "session" | "sessions" | "blame") {
             return Err(Failure::UnknownTool(format!(
-                "unknown tool `{name}`; deja's tools are `recall`, `session` and `sessions`"
+                "unknown tool `{name}`; deja's tools are `recall`, `session`, `sessions` and `blame`"
             )));
         }
         let mut guard = match self.engine.lock() {
@@ -163,6 +163,10 @@ impl Shared {
             "session" => {
                 let args = tools::parse(name, arguments).map_err(Failure::Tool)?;
                 tools::session(opened.engine.store(), args, &limits).map_err(tool)?
+            }
+            "blame" => {
+                let args = tools::parse(name, arguments).map_err(Failure::Tool)?;
+                crate::blame::blame(opened.engine.store(), args, &limits).map_err(tool)?
             }
             _ => {
                 let args = tools::parse(name, arguments).map_err(Failure::Tool)?;
@@ -232,6 +236,7 @@ impl ServerHandler for Server {
     ) -> Result<ListToolsResult, ErrorData> {
         let tools = tools::definitions()
             .into_iter()
+            .chain([crate::blame::definition()])
             .map(|(name, description, schema)| {
                 let schema = match schema {
                     serde_json::Value::Object(m) => m,

@@ -8,7 +8,8 @@ use crate::common::{Output, Sandbox};
 
 /// One Claude Code session in `cwd`: a user request, then an assistant
 /// reply calling `tool` on `path`.
-fn claude(
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn claude(
     sb: &Sandbox,
     n: u32,
     day: u32,
@@ -44,7 +45,7 @@ fn claude(
 /// sessions: two of this home (absolute and relative paths), a teammate's
 /// (the same project under `/home/alice`), and one that edits another
 /// project's `src/x.rs` and reads this one.
-fn project() -> Sandbox {
+pub(crate) fn project() -> Sandbox {
     let sb = Sandbox::new();
     sb.write("src/app/.git/HEAD", "ref: refs/heads/main\n");
     sb.write("src/app/src/x.rs", "one\ntwo\nthree\n");
@@ -111,7 +112,7 @@ fn blame(sb: &Sandbox, dir: &Path, args: &[&str]) -> Output {
     }
 }
 
-fn id(n: u32) -> String {
+pub(crate) fn id(n: u32) -> String {
     format!("0000b1a0-aaaa-4bbb-8ccc-00000000000{n}")
 }
 

@@ -777,3 +777,70 @@ fn newest_sessions_list_a_date_that_is_only_a_file_time_as_about_and_last() {
     assert_eq!(body.matches(" · about 20").count(), 1, "{body}");
     assert!(body[filed..].contains(" · about 20"), "{body}");
 }
+
+#[test]
+fn a_files_history_page_lists_its_edits_escaped_and_guarded() {
+    let sb = crate::blame::project();
+    // A path that would be markup, edited in a session of its own.
+    let app = sb.home.join("src/app");
+    let hostile = format!("{}/src/<script>alert(1)</script>.rs", app.display());
+    crate::blame::claude(
+        &sb,
+        6,
+        17,
+        app.to_str().unwrap(),
+        "make <img src=x onerror=alert(2)>",
+        "Done <i>now</i>.",
+        "Write",
+        &hostile,
+    );
+    sb.ok(&["index"]);
+    let ui = Ui::start(&sb);
+    let file = app.join("src/x.rs");
+    let address = format!("/file?path={}", encode_id(file.to_str().unwrap()));
+    // Guarded like every page: no cookie, no history.
+    let (status, _, body) = ui.get(&address, None);
+    assert_ne!(status, 200, "{body}");
+    assert!(!body.contains(&crate::blame::id(1)), "{body}");
+
+    let cookie = ui.login();
+    let (status, _, body) = ui.get(&address, Some(&cookie));
+    assert_eq!(status, 200, "{body}");
+    let (c, b, a) = (
+        body.find(&crate::blame::id(3)).unwrap(),
+        body.find(&crate::blame::id(2)).unwrap(),
+        body.find(&crate::blame::id(1)).unwrap(),
+    );
+    assert!(c < b && b < a, "newest first: {body}");
+    assert!(body.contains("Fixing the loop bound."), "{body}");
+    assert!(
+        body.contains("Teammate &lt;b&gt;change&lt;/b&gt;."),
+        "{body}"
+    );
+    assert!(!body.contains("<b>change"), "{body}");
+    assert!(body.contains("Read by"), "{body}");
+    assert!(body.contains(&crate::blame::id(5)), "{body}");
+
+    // The hostile path: linked from its session's page, shown as text.
+    let (status, _, page) = ui.get(
+        &format!("/session/{}", encode_id(&crate::blame::id(6))),
+        Some(&cookie),
+    );
+    assert_eq!(status, 200, "{page}");
+    let link = format!("/file?path={}", encode_id(&hostile));
+    assert!(page.contains(&link), "{page}");
+    let (status, _, body) = ui.get(&link, Some(&cookie));
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains(&crate::blame::id(6)), "{body}");
+    assert!(!body.contains("<script>alert(1)"), "{body}");
+    assert!(
+        body.contains("&lt;script&gt;alert(1)&lt;/script&gt;.rs"),
+        "{body}"
+    );
+    assert!(!body.contains("<i>now"), "{body}");
+
+    // No path: an error page, not a crash.
+    let (status, _, body) = ui.get("/file", Some(&cookie));
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("the file page needs a path"), "{body}");
+}

@@ -1,9 +1,11 @@
 //! The pages of `deja ui`, rendered on the thread that owns the recall
-//! engine: [`search`], [`session`], [`timeline`], [`status`] and the two
-//! steps of [`forget`]. Every string that came from a transcript or the
-//! team store goes through [`stored`] (`deja_render::html::text`); the
-//! templates (maud) escape whatever else they are given.
+//! engine: [`search`], [`session`], a file's history ([`file`]),
+//! [`timeline`], [`status`] and the two steps of [`forget`]. Every string
+//! that came from a transcript or the team store goes through [`stored`]
+//! (`deja_render::html::text`); the templates (maud) escape whatever else
+//! they are given.
 
+mod file;
 mod forget;
 mod search;
 mod session;
@@ -75,6 +77,7 @@ impl<'a> Site<'a> {
         let result = match (request.post, segments.as_slice()) {
             (false, []) | (false, ["search"]) => search::page(self, request),
             (false, ["session", id]) => session::page(self, id, request),
+            (false, ["file"]) => file::page(self, request),
             (false, ["forget", id]) => forget::confirm(self, id),
             (true, ["forget", id]) => forget::done(self, id),
             (false, ["timeline"]) => timeline::page(self, request),

@@ -3,7 +3,7 @@
 //! renders at once): its title, project, harness, dates and origin, the
 //! command that resumes it, its messages with code highlighted and long
 //! blocks folded, the hit and its neighbours marked, then the files and
-//! commands it touched.
+//! commands it touched (each file linked to its history).
 
 use anyhow::Result;
 use maud::{html, Markup, PreEscaped};
@@ -97,7 +97,7 @@ pub fn page(site: &mut Site<'_>, id: &str, request: &Request) -> Result<Page> {
                 table {
                     tr { th { "when" } th { "action" } th { "path" } }
                     @for f in &session.files {
-                        tr { td { (local_short(f.timestamp_ms)) } td { (f.action) } td.path { (stored(&f.path)) } }
+                        tr { td { (local_short(f.timestamp_ms)) } td { (f.action) } td.path { a href=(format!("/file?path={}", encode(&f.path))) { (stored(&f.path)) } } }
                     }
                 }
             }

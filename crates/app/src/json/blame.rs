@@ -74,3 +74,44 @@ impl<'a> From<&'a Entry> for Record<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blame::Matched;
+    use crate::json::testing::{keys, session_row};
+    use deja_store::activity::FileActivity;
+
+    #[test]
+    fn field_names() {
+        let entry = Entry {
+            activity: FileActivity {
+                session: session_row(),
+                path: "src/x.rs".into(),
+                action: "edit",
+                timestamp_ms: 0,
+                message: Some((3, deja_model::Role::Assistant, "Fixing\nit.".into())),
+            },
+            matched: Matched::Relative,
+        };
+        let record = Record::from(&entry);
+        let out = Blame {
+            edits: vec![record.clone()],
+            file: "/p/src/x.rs".into(),
+            line: None,
+            line_note: None,
+            reads: None,
+        };
+        assert_eq!(keys(&out), ["edits", "file", "line", "line_note"]);
+        assert_eq!(
+            keys(&record),
+            ["action", "at", "matched", "message", "path", "session", "show"]
+        );
+        assert_eq!(
+            record.message.as_ref().map(|m| m.snippet.as_str()),
+            Some("Fixing it.")
+        );
+        assert_eq!(record.matched, "relative");
+        assert!(record.show.ends_with("#3"), "{}", record.show);
+    }
+}

@@ -93,6 +93,11 @@ pub fn prepare(deja: &Path, repo: &Path) -> Result<DemoSet> {
 }
 
 impl DemoSet {
+    /// Each row with the evidence its query was ranked with.
+    pub fn evidence(&self) -> impl Iterator<Item = (&Row, &Signals)> {
+        self.rows.iter().zip(&self.signals)
+    }
+
     fn is_expected(&self, session: i64, expected: &str) -> bool {
         let Some((harness, id, project)) = self.sessions.get(&session) else {
             return false;

@@ -3,7 +3,7 @@
 //! first five sessions matches the query by words (the floor never removes
 //! it) or, if none does, the best cosine similarity among them (the floor
 //! must stay at or below it to keep that answer); and for queries that share
-//! nothing with the history (`bench/eval/nonsense.txt`), the best similarity
+//! nothing with the history (`bench/eval/unanswerable.jsonl`), the best similarity
 //! of any message without a word in common (the floor must be above it for
 //! recall to say "no matches"). Printed when `DEJA_BENCH_FLOOR` is set; the
 //! lines are read by hand or summarised with `sort`.
@@ -19,17 +19,42 @@ pub fn wanted() -> bool {
     std::env::var_os("DEJA_BENCH_FLOOR").is_some()
 }
 
-/// The nonsense queries, one a line (`#` starts a comment).
-pub fn nonsense() -> Result<Vec<String>> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("eval/nonsense.txt");
+/// A query that nothing in an evaluation corpus answers
+/// (`bench/eval/unanswerable.jsonl`): random letters, or a topic the corpus
+/// does not discuss.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Unanswerable {
+    /// `u01`, `u02`, ...
+    pub id: String,
+    /// `random` or `offtopic`.
+    pub kind: String,
+    /// `tune` (may choose settings) or `report` (only reported).
+    pub half: String,
+    /// The query.
+    pub query: String,
+    /// Sets whose corpus does discuss the topic (`locomo`, `real`), where
+    /// the query is not asked.
+    #[serde(default)]
+    pub not_for: Vec<String>,
+}
+
+/// The unanswerable queries asked of `set` (`locomo` or `real`).
+pub fn unanswerable(set: &str) -> Result<Vec<Unanswerable>> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("eval/unanswerable.jsonl");
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read `{}`", path.display()))?;
-    Ok(text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(String::from)
-        .collect())
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let q: Unanswerable = serde_json::from_str(line)
+            .with_context(|| format!("`{}` line {}", path.display(), n + 1))?;
+        if !q.not_for.iter().any(|s| s == set) {
+            out.push(q);
+        }
+    }
+    Ok(out)
 }
 
 /// How a listed answer fares under a floor.
@@ -147,7 +172,8 @@ pub fn report_nonsense(
     per_session: Option<usize>,
 ) -> Result<()> {
     let everything = Candidates::default();
-    for q in nonsense()? {
+    for q in unanswerable(set)? {
+        let q = q.query;
         let (best, by_words, best_words) = probe.nearest(&q, &everything)?;
         let answer = engine.recall(&deja_recall::engine::Query {
             text: &q,
@@ -169,4 +195,49 @@ pub fn report_nonsense(
         }
     }
     Ok(())
+}
+
+/// How many of the unanswerable queries asked of `set` get no hits in
+/// hybrid ranking with `tuning` (as `deja recall` would say "no matches"),
+/// each asked within every scope of `scopes`; one line, by kind and half.
+pub fn rejection(
+    set: &str,
+    engine: &mut deja_recall::engine::Engine,
+    tuning: &deja_recall::Tuning,
+    per_session: Option<usize>,
+    scopes: &[Candidates],
+) -> Result<String> {
+    use std::collections::BTreeMap;
+    // (group) -> (no matches, asked)
+    let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for q in unanswerable(set)? {
+        for scope in scopes {
+            let answer = engine.recall(&deja_recall::engine::Query {
+                text: &q.query,
+                mode: Mode::Hybrid,
+                scope,
+                limit: 10,
+                tuning: *tuning,
+                per_session,
+            })?;
+            let none = answer.hits.is_empty();
+            for group in ["all".to_string(), q.kind.clone(), q.half.clone()] {
+                let c = counts.entry(group).or_default();
+                c.0 += usize::from(none);
+                c.1 += 1;
+            }
+        }
+    }
+    let part = |g: &str| {
+        let (n, of) = counts.get(g).copied().unwrap_or_default();
+        format!("{n}/{of}")
+    };
+    Ok(format!(
+        "unanswerable queries (bench/eval/unanswerable.jsonl), hybrid: \"no matches\" for {} (random {}, off-topic {}; tune half {}, report half {})",
+        part("all"),
+        part("random"),
+        part("offtopic"),
+        part("tune"),
+        part("report"),
+    ))
 }

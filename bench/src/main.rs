@@ -254,6 +254,9 @@ enum Cmd {
         /// The relevance floor (default: `recall.min_similarity`'s default; 0: none).
         #[arg(long)]
         min_similarity: Option<f64>,
+        /// The relevance bar of an answer (default: `recall.min_score`'s default; 0: none).
+        #[arg(long)]
+        min_score: Option<f64>,
     },
     /// Writes every query's ranking evidence (query vector, both message
     /// lists, session evidence, the answers) as JSON lines on stdout, for
@@ -465,6 +468,7 @@ fn main() -> Result<()> {
             corpus_home,
             half,
             min_similarity,
+            min_score,
         } => {
             let mut tuning = Tuning {
                 fusion: parse_fusion(fusion)?,
@@ -489,6 +493,7 @@ fn main() -> Result<()> {
                 deja_config::defaults(std::path::Path::new("/nonexistent/config.toml"), &|_| None)?
                     .config;
             tuning.min_similarity = min_similarity.unwrap_or(defaults.recall.min_similarity);
+            tuning.min_score = min_score.unwrap_or(defaults.recall.min_score);
             let per_session = match per_session {
                 Some(0) => None,
                 Some(n) => Some(*n),
@@ -532,6 +537,7 @@ fn main() -> Result<()> {
                 }
                 let (p50, p95) = env::percentiles(r.hybrid_latencies_ms.clone());
                 println!("hybrid in-process latency p50 {p50:.1} ms p95 {p95:.1} ms");
+                println!("{}", r.unanswerable);
             }
             if set == "real" || set == "both" {
                 let items: Vec<real::Item> = real::load(&real::default_set())?
@@ -552,6 +558,7 @@ fn main() -> Result<()> {
                 let r = real::evaluate(&corpus, &items, &modes, per_session, &tuning)?;
                 println!("Real transcripts ({} queries)", items.len());
                 print!("{}", real::tables(&r, per_session));
+                println!("{}", r.unanswerable);
                 if std::env::var_os("DEJA_BENCH_FAILURES").is_some() {
                     for m in &r.misses {
                         eprintln!("MISS {m}");
@@ -572,7 +579,12 @@ fn main() -> Result<()> {
                     let corpus = real::prepare(&deja, &shared, home.as_deref(), None)?;
                     signals::real(&corpus, &items, &mut out)?;
                 }
-                other => anyhow::bail!("unknown set `{other}`: use locomo or real"),
+                "demo" => {
+                    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+                    let set = demo::prepare(&deja, &repo)?;
+                    signals::demo(&set, &mut out)?;
+                }
+                other => anyhow::bail!("unknown set `{other}`: use locomo, real or demo"),
             }
             std::io::Write::flush(&mut out)?;
         }

@@ -163,6 +163,9 @@ pub struct QualityReport {
     pub messages: i64,
     /// In-process query latencies (ms) in hybrid mode, embedding included.
     pub hybrid_latencies_ms: Vec<f64>,
+    /// How the unanswerable queries fared, each asked within every
+    /// conversation ([`crate::floor::rejection`]).
+    pub unanswerable: String,
 }
 
 /// A LoCoMo store, converted and indexed.
@@ -397,6 +400,21 @@ pub fn evaluate(
     if let Some(probe) = probe.as_mut() {
         crate::floor::report_nonsense("locomo", probe, &mut engine, tuning, per_session)?;
     }
+    let mut projects: Vec<&String> = locomo.questions.iter().map(|q| &q.project).collect();
+    projects.sort_unstable();
+    projects.dedup();
+    let scopes: Vec<Candidates> = projects
+        .into_iter()
+        .map(|p| Candidates {
+            filter: SessionFilter {
+                project: Some(p.clone()),
+                ..Default::default()
+            },
+            role: None,
+        })
+        .collect();
+    report.unanswerable =
+        crate::floor::rejection("locomo", &mut engine, tuning, per_session, &scopes)?;
     Ok(report)
 }
 

@@ -143,6 +143,8 @@ pub struct RealReport {
     pub sessions: i64,
     /// Misses at 5 of either half in hybrid mode (each line names its half), for reading.
     pub misses: Vec<String>,
+    /// How the unanswerable queries fared ([`crate::floor::rejection`]).
+    pub unanswerable: String,
 }
 
 /// Asks every query in every mode, as `deja recall -n 10` lists hits.
@@ -254,6 +256,13 @@ pub fn evaluate(
     if let Some(probe) = probe.as_mut() {
         crate::floor::report_nonsense("real", probe, &mut engine, tuning, per_session)?;
     }
+    report.unanswerable = floor::rejection(
+        "real",
+        &mut engine,
+        tuning,
+        per_session,
+        std::slice::from_ref(&everything),
+    )?;
     Ok(report)
 }
 

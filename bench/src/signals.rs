@@ -3,7 +3,9 @@
 //! session-level evidence and which sessions and messages answer it. The
 //! same evidence `deja recall` ranks with ([`deja_recall::gather`]), on the
 //! LoCoMo store (each question within its conversation) or the real-transcript
-//! store (the whole store).
+//! store (the whole store), and the queries nothing in either answers
+//! (`bench/eval/unanswerable.jsonl`: on LoCoMo asked within each
+//! conversation), written with `"unanswerable": true`.
 
 use std::io::Write;
 
@@ -91,8 +93,54 @@ pub fn locomo(locomo: &quality::Locomo, out: &mut impl Write) -> Result<()> {
                 "evidence": q.evidence,
             }),
         })
+        .collect::<Vec<_>>();
+    let mut projects: Vec<&str> = locomo
+        .questions
+        .iter()
+        .map(|q| q.project.as_str())
         .collect();
+    projects.sort_unstable();
+    projects.dedup();
+    let nothing = crate::floor::unanswerable("locomo")?;
+    let mut asks = asks;
+    for project in projects {
+        for u in &nothing {
+            asks.push(Ask {
+                text: &u.query,
+                scope: Candidates {
+                    filter: SessionFilter {
+                        project: Some(project.to_string()),
+                        ..Default::default()
+                    },
+                    role: None,
+                },
+                about: json!({
+                    "id": u.id,
+                    "project": project,
+                    "kind": u.kind,
+                    "half": u.half,
+                    "unanswerable": true,
+                }),
+            });
+        }
+    }
     write_all(&locomo.env.database(), &locomo.env.vectors(), asks, out)
+}
+
+/// The demo's queries (`fixtures/demo/queries.tsv`), as gathered for the
+/// demo set, with whether each row's first-ranked message is in its
+/// expected session left to the reader (`expected` names it).
+pub fn demo(set: &crate::demo::DemoSet, out: &mut impl Write) -> Result<()> {
+    for (row, s) in set.evidence() {
+        let line = json!({
+            "query": row.query,
+            "mode": row.mode.as_str(),
+            "expected": row.expected,
+            "signals": evidence(s),
+        });
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
 }
 
 /// The real-transcript set's queries, over the whole store.
@@ -115,6 +163,20 @@ pub fn real(
                 "turns": item.turns,
             }),
         })
-        .collect();
+        .collect::<Vec<_>>();
+    let nothing = crate::floor::unanswerable("real")?;
+    let mut asks = asks;
+    for u in &nothing {
+        asks.push(Ask {
+            text: &u.query,
+            scope: Candidates::default(),
+            about: json!({
+                "id": u.id,
+                "kind": u.kind,
+                "half": u.half,
+                "unanswerable": true,
+            }),
+        });
+    }
     write_all(&corpus.env.database(), &corpus.env.vectors(), asks, out)
 }

@@ -121,6 +121,8 @@ pub struct Recall {
     /// The least cosine similarity of a hit that shares no word with the
     /// query; 0: no floor.
     pub min_similarity: f64,
+    /// The least score of a hybrid answer's best hit; 0: no bar.
+    pub min_score: f64,
 }
 
 impl Recall {

@@ -42,7 +42,10 @@ pub const BOUNDS: &[(&str, i64, i64)] = &[
 
 /// The bounds of every decimal key: (dotted key, least, most). An integer
 /// is accepted where a decimal is expected (`0`, `1`).
-pub const FLOAT_BOUNDS: &[(&str, f64, f64)] = &[("recall.min_similarity", 0.0, 1.0)];
+pub const FLOAT_BOUNDS: &[(&str, f64, f64)] = &[
+    ("recall.min_similarity", 0.0, 1.0),
+    ("recall.min_score", 0.0, 10.0),
+];
 
 /// The values a string key accepts, where it accepts only some.
 pub(crate) const CHOICES: &[(&str, &[&str])] = &[

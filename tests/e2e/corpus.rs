@@ -202,3 +202,129 @@ fn harness_program(harness: &str) -> &'static str {
         _ => "aider",
     }
 }
+
+/// Queries nothing in the corpus answers: random letters and topics no
+/// transcript discusses (some share a word with one: "bake", "moon").
+const UNANSWERABLE: &[&str] = &[
+    "xyzzyquux",
+    "zzkqv",
+    "qwertyuiop asdfghjkl",
+    "purple elephant riding a unicycle on the moon",
+    "how do I bake sourdough bread",
+];
+
+#[test]
+#[ignore = "needs DEJA_SHARED (the shared corpus)"]
+fn a_query_nothing_answers_gets_no_matches_from_the_cli_and_the_mcp_server() {
+    // Claude Code and Gemini CLI transcripts of the corpus, embedded with
+    // the real model: a history of real sessions, short greetings included.
+    let sb = Sandbox::new();
+    sb.config_with_model(&format!(
+        "[harness.claude]\nroots = {:?}\n[harness.gemini]\nroots = {:?}\n",
+        homes_of("claude"),
+        homes_of("gemini")
+    ));
+    let index = sb.index();
+    assert_eq!(index["transcripts"]["failed"].as_array().unwrap().len(), 0);
+
+    for q in UNANSWERABLE {
+        let out = sb.run(&["recall", q]);
+        assert_eq!(out.code, 1, "{q}: {}{}", out.stdout, out.stderr);
+        assert!(out.stdout.is_empty(), "{q}: {}", out.stdout);
+        assert!(out.stderr.contains("no matches"), "{q}: {}", out.stderr);
+        let json = sb.run(&["recall", "--json", q]).json();
+        assert_eq!(json["hits"].as_array().unwrap().len(), 0, "{q}: {json:#}");
+        // What ranked at all was held back by the relevance bar (the
+        // floor leaves nothing of some).
+        if out.stderr.contains("ranked, none near enough") {
+            assert!(json["withheld"].as_u64().unwrap() > 0, "{q}: {json:#}");
+        }
+    }
+    // Without the bar, the greetings and fragments nearest to random
+    // letters would be listed: the bar is what says "no matches" here.
+    let ranked = sb.run(&["recall", "xyzzyquux"]);
+    assert!(
+        ranked.stderr.contains("ranked, none near enough"),
+        "{}",
+        ranked.stderr
+    );
+
+    // A question the corpus does answer, in other words than the session's,
+    // still finds it first (the real-transcript set's r090).
+    let out = sb.ok(&[
+        "recall",
+        "--json",
+        "the loading animation sat at the foot of the page instead of the middle of the grid",
+    ]);
+    let hits = out.json()["hits"].as_array().unwrap().clone();
+    assert!(!hits.is_empty());
+    let first = sb.ok(&["show", "--json", hits[0]["session_id"].as_str().unwrap()]);
+    assert_eq!(
+        first.json()["native_id"],
+        "354b2588-2a5c-43d7-b678-e95a4a87bd2a",
+        "{hits:#?}"
+    );
+
+    // An agent asking through MCP is told that nothing answers, not handed
+    // the nearest noise as memory.
+    let mut raw = crate::mcp::Raw::start(&sb);
+    raw.initialize();
+    for (n, q) in UNANSWERABLE.iter().enumerate() {
+        let call = serde_json::json!({
+            "jsonrpc": "2.0", "id": 10 + n, "method": "tools/call",
+            "params": {"name": "recall", "arguments": {"query": q}},
+        });
+        raw.send(&call.to_string());
+        let answer = raw.receive();
+        let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("No past message answers this query")
+                || text.contains("No past message matches this query"),
+            "{q}: {text}"
+        );
+        let hits = &answer["result"]["structuredContent"]["hits"];
+        assert_eq!(hits.as_array().unwrap().len(), 0, "{q}: {answer:#}");
+    }
+    let (status, stderr) = raw.finish();
+    assert!(status.success(), "{stderr}");
+
+    // With the bar off, the same queries list the nearest messages, each
+    // marked weak in the text, the JSON and the agent's answer.
+    sb.config_with_model(&format!(
+        "[harness.claude]\nroots = {:?}\n[harness.gemini]\nroots = {:?}\n[recall]\nmin_score = 0\n",
+        homes_of("claude"),
+        homes_of("gemini")
+    ));
+    let out = sb.ok(&["recall", "xyzzyquux"]);
+    let sessions: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert!(!sessions.is_empty(), "{}", out.stdout);
+    assert!(
+        sessions.iter().all(|l| l.contains("weak match")),
+        "{}",
+        out.stdout
+    );
+    let json = sb.ok(&["recall", "--json", "xyzzyquux"]).json();
+    assert!(json["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["weak"] == true));
+    let mut raw = crate::mcp::Raw::start(&sb);
+    raw.initialize();
+    raw.send(
+        &serde_json::json!({
+            "jsonrpc": "2.0", "id": 99, "method": "tools/call",
+            "params": {"name": "recall", "arguments": {"query": "xyzzyquux"}},
+        })
+        .to_string(),
+    );
+    let answer = raw.receive();
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("weak match"), "{text}");
+    assert!(text.contains("not sure answers"), "{text}");
+    let _ = raw.finish();
+}

@@ -827,10 +827,23 @@ fn a_query_that_shares_nothing_with_the_history_finds_nothing_but_a_paraphrase_s
     assert!(!text.contains("No past message matches"), "{text}");
     assert!(text.contains("billing-api"), "{text}");
 
-    // With the floor off, the nearest messages come back however far they are.
+    // With the floor off, the relevance bar still finds nothing near enough
+    // to be an answer, and says how much it held back.
     let off = demo_with_model("[recall]\nmin_similarity = 0\n");
+    let v = off.run(&["recall", "--json", "xyzzyquux"]);
+    assert_eq!(v.code, 1, "{}", v.stdout);
+    assert!(
+        v.json()["withheld"].as_u64().is_some_and(|n| n > 0),
+        "{}",
+        v.stdout
+    );
+    // With both off, the nearest messages come back however far they are,
+    // each marked weak.
+    let off = demo_with_model("[recall]\nmin_similarity = 0\nmin_score = 0\n");
     let v = off.ok(&["recall", "--json", "xyzzyquux"]).json();
-    assert!(v["hits"].as_array().is_some_and(|h| !h.is_empty()), "{v:#}");
+    let hits = v["hits"].as_array().cloned().unwrap_or_default();
+    assert!(!hits.is_empty(), "{v:#}");
+    assert!(hits.iter().all(|h| h["weak"] == true), "{v:#}");
 }
 
 #[test]

@@ -185,6 +185,7 @@ pub fn embed(
     if unchanged_model
         && pass::pending(store)? == 0
         && deja_store::vectors::in_sync(store, &app.paths.vectors())?
+        && deja_recall::relevance::recorded_ceiling(store).is_some()
     {
         // Nothing to embed: do not spend time loading the model.
         let _ = deja_embed::query::prepare(&settings);
@@ -223,12 +224,36 @@ pub fn embed(
         report.absorb_rest(&rest);
     }
     let known = embedder.known();
+    // The probes of the history's noise ceiling, embedded while the model
+    // is loaded; measured once the vector index is in line.
+    let probes: Vec<Vec<f32>> = deja_recall::relevance::PROBES
+        .iter()
+        .filter_map(|p| embedder.embed_query(p).ok())
+        .collect();
     drop(embedder);
     pass::sync_vectors(store, &app.paths.vectors(), &known)?;
+    record_noise_ceiling(store, &app.paths.vectors(), known.dims, &probes);
     // Derive the fast-loading copy of the model for recall now, not at the
     // first query.
     let _ = deja_embed::query::prepare(&settings);
     Ok(Embedded::Done(Some(report)))
+}
+
+/// Measures and keeps the history's noise ceiling (see
+/// [`deja_recall::relevance`]); a history without vectors has none, and a
+/// failure only leaves recall judging answers by their score alone.
+fn record_noise_ceiling(
+    store: &Store,
+    vectors: &std::path::Path,
+    dims: usize,
+    probes: &[Vec<f32>],
+) {
+    let Some(index) = deja_store::vectors::VectorIndex::open(vectors, dims, true) else {
+        return;
+    };
+    if let Ok(Some(ceiling)) = deja_recall::relevance::noise_ceiling(&index, probes) {
+        let _ = deja_recall::relevance::record_ceiling(store, ceiling);
+    }
 }
 
 /// The warning when a scrub could not truncate the write-ahead log.

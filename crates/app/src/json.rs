@@ -275,6 +275,7 @@ pub(crate) mod testing {
             origin: None,
             duplicates: Vec::new(),
             more_in_session: 0,
+            weak: false,
         }
     }
 

@@ -149,6 +149,7 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         limit,
         tuning: Tuning {
             min_similarity: app.config.config.recall.min_similarity,
+            min_score: app.config.config.recall.min_score,
             ..Tuning::default()
         },
         per_session: match args.per_session {
@@ -164,6 +165,7 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         output::warn(w);
     }
     let missing_half = answer.missing_half();
+    let withheld = answer.withheld;
     let hits = answer.hits;
     let rows: Vec<i64> = hits.iter().map(|h| h.session_row).collect();
     let in_code_folders = engine.store().in_code_folders(&rows)?;
@@ -201,6 +203,7 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
             query: Redactor::from_config(&app.config.config.redact)?.text(&query),
             warning: warning.as_deref(),
             warnings: &warnings,
+            withheld,
         })?;
     } else {
         print_hits(&hits, &query, &in_code_folders, &approximate);
@@ -208,6 +211,12 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
     Ok(if hits.is_empty() {
         if !args.json {
             eprintln!("no matches");
+            if withheld > 0 {
+                output::hint(&format!(
+                    "{} ranked, none near enough to answer the query (`recall.min_score`); `--mode lexical` lists every match of its words",
+                    crate::output::plural(withheld, "message", "messages")
+                ));
+            }
         }
         ExitStatus::NoResults
     } else {
@@ -274,6 +283,10 @@ fn print_hits(
         };
         if in_code_folders.contains(&first.session_row) {
             origin.push_str(" · found in a code folder");
+        }
+        // The session's best message decides: a weak one may not answer.
+        if first.weak {
+            origin.push_str(" · weak match");
         }
         println!(
             "{:>2}. {}  {} · {} · {}{}",

@@ -57,6 +57,7 @@ pub fn run(app: &App, structured: bool) -> Result<ExitStatus> {
         per_session: c.per_session,
         max_answer_bytes: c.max_answer_bytes,
         min_similarity: app.config.config.recall.min_similarity,
+        min_score: app.config.config.recall.min_score,
         exclude: Vec::new(),
         code_folders: app.config.config.context.code_folder_sessions,
     };

@@ -96,6 +96,8 @@ pub struct Limits {
     pub max_answer_bytes: usize,
     /// The relevance floor (`recall.min_similarity`).
     pub min_similarity: f64,
+    /// The relevance bar of an answer (`recall.min_score`).
+    pub min_score: f64,
     /// Sessions never answered with (the asking agent's live session).
     pub exclude: Vec<String>,
     /// Whether sessions found in a code folder (which a cloned repository
@@ -330,6 +332,7 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
             limit,
             tuning: Tuning {
                 min_similarity: limits.min_similarity,
+                min_score: limits.min_score,
                 ..Tuning::default()
             },
             per_session: Some(per_session),
@@ -354,7 +357,7 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
         &query,
         answer.mode,
         (warnings, answer.missing_half()),
-        &answer.hits,
+        (&answer.hits, answer.withheld),
         limits.max_answer_bytes,
     )
 }
@@ -364,7 +367,7 @@ fn render_hits(
     query: &str,
     mode: Mode,
     (warnings, missing_half): (Vec<String>, Option<&str>),
-    hits: &[Hit],
+    (hits, withheld): (&[Hit], usize),
     max_bytes: usize,
 ) -> Result<Answer, CallError> {
     let terms = lexical::terms(query);
@@ -384,10 +387,13 @@ fn render_hits(
         } else {
             String::new()
         };
-        let origin = match &h.origin {
+        let mut origin = match &h.origin {
             Some(o) => format!(" · from {}", frame::field(o)),
             None => String::new(),
         };
+        if h.weak {
+            origin.push_str(" · weak match");
+        }
         let block = format!(
             "[{}] session {} · {} · {} · started {}{origin} · {} message {} (index {}){more}\n    {}\n",
             h.rank,
@@ -427,9 +433,12 @@ fn render_hits(
             started_at: rfc3339(h.started_at),
             text: snip,
             timestamp: rfc3339(h.timestamp),
+            weak: h.weak,
         });
     }
-    if hits.is_empty() {
+    if hits.is_empty() && withheld > 0 {
+        body.push_str("No past message answers this query: the nearest ones are too far from it to count as memory.\n");
+    } else if hits.is_empty() {
         body.push_str("No past message matches this query.\n");
     }
     let mut text = frame::wrap(&body);
@@ -438,6 +447,9 @@ fn render_hits(
         notes.push(format!(
             "{left_out} more hits were left out to keep this answer under {max_bytes} bytes; ask with a smaller `limit` or read a session with the `session` tool"
         ));
+    }
+    if shown.iter().any(|h| h.weak) {
+        notes.push("Hits marked `weak match` are the nearest past messages, not sure answers: the history may not hold one.".to_string());
     }
     notes.push("Cite what you use by session id (and message id).".to_string());
     notes_after(&mut text, &notes);
@@ -451,6 +463,7 @@ fn render_hits(
             query,
             warning: warnings.first().map(String::as_str),
             warnings: &warnings,
+            withheld,
         },
         max_bytes,
     )?;

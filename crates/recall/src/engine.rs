@@ -18,8 +18,8 @@ use std::collections::HashMap;
 
 use crate::{
     add_located, add_nearest, add_semantic, add_session_evidence, gather_lexical, hydrate_capped,
-    lexical_messages, locate_nearest, rank, semantic, session_evidence, Candidates, Hit, Signals,
-    Tuning,
+    lexical_messages, locate_nearest, rank, relevance, semantic, session_evidence, Candidates, Hit,
+    Signals, Tuning,
 };
 
 pub use crate::RecallError;
@@ -58,6 +58,9 @@ pub struct Answer {
     /// Things the user should know: a half that failed, rows that could not
     /// be read, a vector index that had to be bypassed.
     pub notices: Vec<String>,
+    /// How many ranked messages were withheld because even the best stayed
+    /// under `min_score` (then `hits` is empty).
+    pub withheld: usize,
 }
 
 impl Answer {
@@ -449,9 +452,19 @@ impl Engine {
         if let Some(why) = &lexical_unavailable {
             notices.push(format!("{why}; answering by meaning only"));
         }
-        let ranked = rank(&signals, &query.tuning);
+        let mut ranked = rank(&signals, &query.tuning);
+        let nearest = signals.semantic.iter().map(|x| x.1).reduce(f64::max);
+        let withheld = relevance::withhold(
+            mode,
+            &mut ranked,
+            query.tuning.min_score,
+            (nearest, relevance::recorded_ceiling(store)),
+        );
         let mut hits =
             hydrate_capped(store, &ranked, query.limit, query.per_session, &mut notices)?;
+        for h in &mut hits {
+            h.weak = relevance::weak(mode, h.score);
+        }
         if query.per_session.is_some() {
             count_more(&mut hits, &ranked, &signals.session_of);
         }
@@ -462,6 +475,7 @@ impl Engine {
             semantic_unavailable: unavailable,
             lexical_unavailable,
             notices,
+            withheld,
         })
     }
 }

@@ -13,12 +13,14 @@
 //! - [`when`]: dates the query names.
 //! - [`fuse`]: fusing the two rankings.
 //! - [`floor`]: the relevance a hit found by meaning alone must have.
+//! - [`relevance`]: whether an answer is worth giving, and its weak hits.
 //! - [`snippet`]: the part of a hit's text to show.
 
 pub mod engine;
 pub mod floor;
 pub mod fuse;
 pub mod lexical;
+pub mod relevance;
 pub mod semantic;
 pub mod session;
 pub mod snippet;
@@ -90,6 +92,8 @@ pub struct Hit {
     /// How many other ranked messages of the same session are not shown
     /// (set on the session's first hit when a per-session cap applies).
     pub more_in_session: usize,
+    /// Whether the hit's evidence is weak ([`relevance::weak`]).
+    pub weak: bool,
 }
 
 impl Hit {
@@ -113,6 +117,7 @@ impl Hit {
             origin: r.origin,
             duplicates: Vec::new(),
             more_in_session: 0,
+            weak: false,
         }
     }
 }
@@ -145,6 +150,10 @@ pub struct Tuning {
     /// does not match the query by words (see [`floor`]); 0: none. deja
     /// takes it from `recall.min_similarity`.
     pub min_similarity: f64,
+    /// The least score of a hybrid answer's best hit; under it the answer
+    /// is withheld (see [`relevance`]); 0: never. deja takes it from
+    /// `recall.min_score`.
+    pub min_score: f64,
 }
 
 /// The default of `recall.min_similarity` (config/default.toml): below every
@@ -167,6 +176,7 @@ impl Default for Tuning {
             phrase_weight: 0.5,
             lexical_power: 1.5,
             min_similarity: MIN_SIMILARITY,
+            min_score: relevance::MIN_SCORE,
         }
     }
 }
@@ -249,7 +259,19 @@ pub fn search_with(
         semantic,
         tuning.depth.max(limit * 3),
     )?;
-    hydrate(store, &rank(&signals, tuning), limit)
+    let mut ranked = rank(&signals, tuning);
+    let nearest = signals.semantic.iter().map(|x| x.1).reduce(f64::max);
+    relevance::withhold(
+        signals.mode,
+        &mut ranked,
+        tuning.min_score,
+        (nearest, relevance::recorded_ceiling(store)),
+    );
+    let mut hits = hydrate(store, &ranked, limit)?;
+    for h in &mut hits {
+        h.weak = relevance::weak(signals.mode, h.score);
+    }
+    Ok(hits)
 }
 
 /// Collects the rankings and session facts for `query`.

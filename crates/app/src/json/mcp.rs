@@ -25,6 +25,9 @@ pub struct Recall<'a> {
     pub warning: Option<&'a str>,
     /// Every warning.
     pub warnings: &'a [String],
+    /// How many ranked messages were withheld because none came near
+    /// enough to answer the query; `hits` is then empty.
+    pub withheld: usize,
 }
 
 /// One matching message, as a snippet.
@@ -62,6 +65,9 @@ pub struct Hit<'a> {
     pub text: String,
     /// When the message was written.
     pub timestamp: String,
+    /// Whether the evidence for this hit is weak: the nearest thing to an
+    /// answer, which may not be one.
+    pub weak: bool,
 }
 
 /// A `session` answer: a page of one session's messages.
@@ -166,6 +172,7 @@ mod tests {
                 started_at: String::new(),
                 text: String::new(),
                 timestamp: String::new(),
+                weak: false,
             }],
             left_out: 0,
             missing_half: None,
@@ -173,6 +180,7 @@ mod tests {
             query: "q",
             warning: None,
             warnings: &[],
+            withheld: 0,
         };
         assert_eq!(
             keys(&recall),
@@ -183,7 +191,8 @@ mod tests {
                 "mode",
                 "query",
                 "warning",
-                "warnings"
+                "warnings",
+                "withheld"
             ]
         );
         assert_eq!(
@@ -204,7 +213,8 @@ mod tests {
                 "source_path",
                 "started_at",
                 "text",
-                "timestamp"
+                "timestamp",
+                "weak"
             ]
         );
         let row = session_row();

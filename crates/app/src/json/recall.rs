@@ -20,6 +20,9 @@ pub struct Recall<'a> {
     pub warning: Option<&'a str>,
     /// Every warning, `warning` first.
     pub warnings: &'a [String],
+    /// How many ranked messages were withheld because none came near
+    /// enough to answer the query (`recall.min_score`); `hits` is then empty.
+    pub withheld: usize,
 }
 
 /// One matching message.
@@ -58,6 +61,9 @@ pub struct Hit<'a> {
     pub text: &'a str,
     /// When the message was written.
     pub timestamp: String,
+    /// Whether the evidence for this hit is weak: the query may have no
+    /// answer in the history, and this is the nearest thing to one.
+    pub weak: bool,
 }
 
 impl<'a> Hit<'a> {
@@ -81,6 +87,7 @@ impl<'a> Hit<'a> {
             started_at: rfc3339(h.started_at),
             text: &h.text,
             timestamp: rfc3339(h.timestamp),
+            weak: h.weak,
         }
     }
 }
@@ -100,6 +107,7 @@ mod tests {
             query: "q".into(),
             warning: None,
             warnings: &[],
+            withheld: 0,
         };
         assert_eq!(
             keys(&out),
@@ -109,7 +117,8 @@ mod tests {
                 "mode",
                 "query",
                 "warning",
-                "warnings"
+                "warnings",
+                "withheld"
             ]
         );
         assert_eq!(
@@ -130,7 +139,8 @@ mod tests {
                 "source_path",
                 "started_at",
                 "text",
-                "timestamp"
+                "timestamp",
+                "weak"
             ]
         );
     }

@@ -151,6 +151,7 @@ fn results(site: &mut Site<'_>, query: &str, args: &FilterArgs, role: &str) -> R
         limit: config.limit,
         tuning: Tuning {
             min_similarity: config.min_similarity,
+            min_score: config.min_score,
             ..Tuning::default()
         },
         per_session: config.per_session_cap(),
@@ -160,7 +161,9 @@ fn results(site: &mut Site<'_>, query: &str, args: &FilterArgs, role: &str) -> R
     let groups = commands::recall::by_session(&answer.hits);
     Ok(html! {
         @for n in &notes { p.notice { (stored(n)) } }
-        @if groups.is_empty() {
+        @if groups.is_empty() && answer.withheld > 0 {
+            p.empty { "No matches: the nearest messages are too far from the query to count as an answer." }
+        } @else if groups.is_empty() {
             p.empty { "No matches." }
         } @else {
             p.count { (groups.len()) @if groups.len() == 1 { " session" } @else { " sessions" }
@@ -183,6 +186,7 @@ fn session_group(group: &[&Hit], terms: &[String]) -> Markup {
                     (stored(&first.harness)) " · " (stored(&project_label(&first.project)))
                     " · " (local_short(first.started_at))
                     @if let Some(o) = &first.origin { " · from " (stored(o)) }
+                    @if first.weak { " · " span.weak title="the nearest past message, which may not answer the query" { "weak match" } }
                 }
             }
             @for h in group {

@@ -1,0 +1,188 @@
+//! Whether an answer is worth giving, and which of its hits are weak. A hit's
+//! fused score already weighs how much of the query's words it holds (each
+//! word by its rarity in the history) and how near it is in meaning, plus
+//! what its session says; on real histories a question that something
+//! answers has a first hit scoring above 0.35, while random letters and
+//! topics the history never discusses score below it (BENCHMARKS.md,
+//! "Knowing when nothing answers"). So in hybrid ranking, the default, an
+//! answer whose best hit stays under [`MIN_SCORE`] is no answer: the caller
+//! says "no matches" rather than list the nearest noise. Hits that do
+//! remain are marked weak under a second, higher bar, so people and agents
+//! can tell a guess from a find. Lexical and semantic rankings are judged
+//! only by the second bar: words alone say nothing about noise, and meaning
+//! alone cannot separate it from answers (the same measurements).
+//!
+//! A question answered by meaning alone (it shares no word with its
+//! session) scores low however right its answer is, and how near noise
+//! comes differs from one history to another: random letters come within
+//! 0.2 of a small history's messages and within 0.45 of a large one's short
+//! greetings. So each index run measures its history's noise ceiling, the
+//! best similarity any of a few strings of random letters ([`PROBES`])
+//! reaches in it, and an answer whose nearest message is nearer than that
+//! ceiling is kept whatever its score.
+
+use deja_config::Mode;
+use deja_store::vectors::VectorIndex;
+use deja_store::Store;
+
+/// Strings of random letters whose nearest messages show how near noise
+/// comes in a history (none is in any evaluation set).
+pub const PROBES: &[&str] = &[
+    "vqxj wpoz kelm",
+    "zubrak fliggen",
+    "hrmptz",
+    "oqwe yzzt plunk grivv",
+    "jkdsla qpwoei",
+    "xxvv bbnm",
+    "trelkop wissam dunq",
+    "mqzf",
+];
+
+/// The store's meta key of the noise ceiling.
+const NOISE_KEY: &str = "noise_ceiling";
+
+/// The best similarity any of `probes` (their embeddings) reaches in
+/// `index`: the history's noise ceiling.
+pub fn noise_ceiling(index: &VectorIndex, probes: &[Vec<f32>]) -> crate::Result<Option<f64>> {
+    let mut best: Option<f64> = None;
+    for p in probes {
+        if let Some((_, sim)) = index.search(p, 1)?.first() {
+            let sim = f64::from(*sim);
+            best = Some(best.map_or(sim, |b: f64| b.max(sim)));
+        }
+    }
+    Ok(best)
+}
+
+/// Keeps `ceiling` in `store` for recall to read.
+pub fn record_ceiling(store: &Store, ceiling: f64) -> crate::Result<()> {
+    Ok(store.set_meta(NOISE_KEY, &format!("{ceiling:.6}"))?)
+}
+
+/// The noise ceiling the last index run recorded, if any.
+pub fn recorded_ceiling(store: &Store) -> Option<f64> {
+    store.meta(NOISE_KEY).ok().flatten()?.parse().ok()
+}
+
+/// The default of `recall.min_score`: the least score of an answer's best
+/// hit in hybrid ranking.
+pub const MIN_SCORE: f64 = 0.35;
+
+/// Below this score a hybrid hit is weak.
+pub const WEAK_HYBRID: f64 = 0.6;
+
+/// Below this score a hit ranked by meaning alone is weak.
+pub const WEAK_SEMANTIC: f64 = 0.4;
+
+/// Below this score a hit ranked by words alone is weak.
+pub const WEAK_LEXICAL: f64 = 0.5;
+
+/// Whether a hit of `score`, ranked in `mode`, is weak.
+pub fn weak(mode: Mode, score: f64) -> bool {
+    score
+        < match mode {
+            Mode::Hybrid => WEAK_HYBRID,
+            Mode::Semantic => WEAK_SEMANTIC,
+            Mode::Lexical => WEAK_LEXICAL,
+        }
+}
+
+/// Empties `ranked` (best first) when it is a hybrid ranking whose best
+/// score is under `min_score` (0 or less: never) and whose nearest message
+/// by meaning (`nearest`, a similarity) is not above the history's noise
+/// `ceiling`, returning how many messages it held.
+pub fn withhold(
+    mode: Mode,
+    ranked: &mut Vec<(i64, f64)>,
+    min_score: f64,
+    (nearest, ceiling): (Option<f64>, Option<f64>),
+) -> usize {
+    if mode != Mode::Hybrid || min_score <= 0.0 {
+        return 0;
+    }
+    if let (Some(near), Some(ceiling)) = (nearest, ceiling) {
+        if near > ceiling {
+            return 0;
+        }
+    }
+    match ranked.first() {
+        Some((_, best)) if *best < min_score => {
+            let n = ranked.len();
+            ranked.clear();
+            n
+        }
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hybrid_answer_whose_best_hit_is_under_the_bar_is_withheld() {
+        let mut ranked = vec![(1, 0.34), (2, 0.2)];
+        assert_eq!(
+            withhold(
+                Mode::Hybrid,
+                &mut ranked,
+                MIN_SCORE,
+                (Some(0.4), Some(0.45))
+            ),
+            2
+        );
+        assert!(ranked.is_empty());
+    }
+
+    #[test]
+    fn a_nearest_message_above_the_noise_ceiling_keeps_a_low_scoring_answer() {
+        let mut ranked = vec![(1, 0.2), (2, 0.1)];
+        assert_eq!(
+            withhold(
+                Mode::Hybrid,
+                &mut ranked,
+                MIN_SCORE,
+                (Some(0.27), Some(0.24))
+            ),
+            0
+        );
+        assert_eq!(ranked.len(), 2);
+        // No ceiling recorded: the score alone decides.
+        assert_eq!(
+            withhold(Mode::Hybrid, &mut ranked, MIN_SCORE, (Some(0.27), None)),
+            2
+        );
+    }
+
+    #[test]
+    fn an_answer_with_one_hit_over_the_bar_keeps_all_its_hits() {
+        let mut ranked = vec![(1, 0.35), (2, 0.1)];
+        assert_eq!(
+            withhold(Mode::Hybrid, &mut ranked, MIN_SCORE, (None, None)),
+            0
+        );
+        assert_eq!(ranked, vec![(1, 0.35), (2, 0.1)]);
+    }
+
+    #[test]
+    fn other_modes_and_a_bar_of_zero_withhold_nothing() {
+        for mode in [Mode::Lexical, Mode::Semantic] {
+            let mut ranked = vec![(1, 0.01)];
+            assert_eq!(withhold(mode, &mut ranked, MIN_SCORE, (None, None)), 0);
+            assert_eq!(ranked.len(), 1);
+        }
+        let mut ranked = vec![(1, 0.01)];
+        assert_eq!(withhold(Mode::Hybrid, &mut ranked, 0.0, (None, None)), 0);
+        assert_eq!(ranked.len(), 1);
+    }
+
+    #[test]
+    fn weakness_is_judged_by_each_mode_s_own_bar() {
+        assert!(weak(Mode::Hybrid, 0.59));
+        assert!(!weak(Mode::Hybrid, 0.6));
+        assert!(weak(Mode::Semantic, 0.39));
+        assert!(!weak(Mode::Semantic, 0.45));
+        assert!(weak(Mode::Lexical, 0.49));
+        assert!(!weak(Mode::Lexical, 1.2));
+    }
+}

@@ -185,7 +185,7 @@ pub fn embed(
     if unchanged_model
         && pass::pending(store)? == 0
         && deja_store::vectors::in_sync(store, &app.paths.vectors())?
-        && deja_recall::relevance::recorded_ceiling(store).is_some()
+        && deja_recall::relevance::ceiling_measured(store)
     {
         // Nothing to embed: do not spend time loading the model.
         let _ = deja_embed::query::prepare(&settings);
@@ -248,12 +248,14 @@ fn record_noise_ceiling(
     dims: usize,
     probes: &[Vec<f32>],
 ) {
-    let Some(index) = deja_store::vectors::VectorIndex::open(vectors, dims, true) else {
-        return;
+    let ceiling = match deja_store::vectors::VectorIndex::open(vectors, dims, true) {
+        Some(index) => match deja_recall::relevance::noise_ceiling(&index, probes) {
+            Ok(c) => c,
+            Err(_) => return,
+        },
+        None => None,
     };
-    if let Ok(Some(ceiling)) = deja_recall::relevance::noise_ceiling(&index, probes) {
-        let _ = deja_recall::relevance::record_ceiling(store, ceiling);
-    }
+    let _ = deja_recall::relevance::record_ceiling(store, ceiling);
 }
 
 /// The warning when a scrub could not truncate the write-ahead log.

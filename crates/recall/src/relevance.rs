@@ -54,14 +54,23 @@ pub fn noise_ceiling(index: &VectorIndex, probes: &[Vec<f32>]) -> crate::Result<
     Ok(best)
 }
 
-/// Keeps `ceiling` in `store` for recall to read.
-pub fn record_ceiling(store: &Store, ceiling: f64) -> crate::Result<()> {
-    Ok(store.set_meta(NOISE_KEY, &format!("{ceiling:.6}"))?)
+/// Keeps `ceiling` in `store` for recall to read (`None`: the history has
+/// no vectors to measure it in, which is recorded too, so that an index run
+/// with nothing to do need not load the model to try again).
+pub fn record_ceiling(store: &Store, ceiling: Option<f64>) -> crate::Result<()> {
+    let value = ceiling.map_or_else(|| "-".to_string(), |c| format!("{c:.6}"));
+    Ok(store.set_meta(NOISE_KEY, &value)?)
 }
 
-/// The noise ceiling the last index run recorded, if any.
+/// The noise ceiling the last index run recorded, if it measured one.
 pub fn recorded_ceiling(store: &Store) -> Option<f64> {
     store.meta(NOISE_KEY).ok().flatten()?.parse().ok()
+}
+
+/// Whether an index run has measured the noise ceiling (or found nothing
+/// to measure it in) since the store last lacked it.
+pub fn ceiling_measured(store: &Store) -> bool {
+    store.meta(NOISE_KEY).ok().flatten().is_some()
 }
 
 /// The default of `recall.min_score`: the least score of an answer's best
@@ -174,6 +183,20 @@ mod tests {
         let mut ranked = vec![(1, 0.01)];
         assert_eq!(withhold(Mode::Hybrid, &mut ranked, 0.0, (None, None)), 0);
         assert_eq!(ranked.len(), 1);
+    }
+
+    #[test]
+    fn the_noise_ceiling_is_the_nearest_any_probe_comes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut index = VectorIndex::empty(&dir.path().join("v.usearch"), 2).unwrap();
+        index.add(1, &[1.0, 0.0]).unwrap();
+        index.add(2, &[0.0, 1.0]).unwrap();
+        let s = std::f32::consts::FRAC_1_SQRT_2;
+        // One probe halfway between both (0.707 from each), one near the first.
+        let probes = vec![vec![s, s], vec![0.96, 0.28]];
+        let c = noise_ceiling(&index, &probes).unwrap().unwrap();
+        assert!((c - 0.96).abs() < 0.02, "{c}");
+        assert_eq!(noise_ceiling(&index, &[]).unwrap(), None);
     }
 
     #[test]

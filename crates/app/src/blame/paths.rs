@@ -78,8 +78,16 @@ impl Target {
         let (path, how) = if recorded.is_absolute() {
             (normalize(recorded), Matched::Exact)
         } else {
-            let dir = session_dir.map(Path::new).filter(|d| d.is_absolute())?;
-            (normalize(&dir.join(recorded)), Matched::Relative)
+            match session_dir.map(Path::new).filter(|d| d.is_absolute()) {
+                Some(dir) => (normalize(&dir.join(recorded)), Matched::Relative),
+                // No folder to place it in: the same place inside the
+                // project folder of the session's project name.
+                None => {
+                    let (_, inside) = self.inside(session_name.filter(|n| !n.is_empty())?)?;
+                    let same = normalize(recorded) == inside && !inside.as_os_str().is_empty();
+                    return same.then_some(Matched::Relative);
+                }
+            }
         };
         if self.same(&path) {
             return Some(how);
@@ -196,8 +204,14 @@ mod tests {
             t.matches("./src/../src/x.rs", Some("/Users/bob/src/app"), None),
             Some(Matched::Relative)
         );
-        // Without a project folder a relative record means nothing.
+        // Without the session's folder, its project's name places it.
+        assert_eq!(
+            t.matches("src/x.rs", None, Some("app")),
+            Some(Matched::Relative)
+        );
         assert_eq!(t.matches("src/x.rs", None, Some("other")), None);
+        assert_eq!(t.matches("src/x.rs", None, None), None);
+        assert_eq!(t.matches("lib/x.rs", None, Some("app")), None);
     }
 
     #[test]

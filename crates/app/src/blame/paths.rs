@@ -3,6 +3,7 @@
 //! place inside a project of the same name elsewhere (a teammate's home,
 //! another machine).
 
+use std::borrow::Cow;
 use std::path::{Component, Path, PathBuf};
 
 /// The file asked about, resolved once.
@@ -74,7 +75,11 @@ impl Target {
         session_dir: Option<&str>,
         session_name: Option<&str>,
     ) -> Option<Matched> {
-        let recorded = Path::new(record);
+        let windows = session_dir.is_some_and(|d| matches!(portable(d), Cow::Owned(_)));
+        let record = portable_in(record, windows);
+        let session_dir = session_dir.map(|d| portable_in(d, windows));
+        let session_dir = session_dir.as_deref();
+        let recorded = Path::new(record.as_ref());
         let (path, how) = if recorded.is_absolute() {
             (normalize(recorded), Matched::Exact)
         } else {
@@ -129,6 +134,31 @@ impl Target {
             return None;
         }
         Some((name, self.abs.strip_prefix(folder).ok()?.to_path_buf()))
+    }
+}
+
+/// A path recorded on Windows (`C:\...`, `\\server\...`) in `/` form
+/// (`/C:/...`), so that its folders compare here; any other path as it is.
+/// On Windows itself paths are compared as they are.
+fn portable(path: &str) -> Cow<'_, str> {
+    let drive = matches!(path.as_bytes(), [d, b':', b'\\' | b'/', ..] if d.is_ascii_alphabetic());
+    if cfg!(windows) {
+        Cow::Borrowed(path)
+    } else if drive {
+        Cow::Owned(format!("/{}", path.replace('\\', "/")))
+    } else if path.starts_with("\\\\") {
+        Cow::Owned(path.replace('\\', "/"))
+    } else {
+        Cow::Borrowed(path)
+    }
+}
+
+/// [`portable`], and a relative path's `\` taken as a separator too when
+/// its session ran on Windows.
+fn portable_in(path: &str, windows: bool) -> Cow<'_, str> {
+    match portable(path) {
+        Cow::Borrowed(p) if windows && !cfg!(windows) => Cow::Owned(p.replace('\\', "/")),
+        other => other,
     }
 }
 
@@ -248,6 +278,27 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn a_teammate_on_windows_matches_by_project_name_and_place_inside() {
+        let t = target("/Users/bob/src/app/src/x.rs", Some("/Users/bob/src/app"));
+        let dir = Some(r"C:\Users\al\src\app");
+        assert_eq!(
+            t.matches(r"C:\Users\al\src\app\src\x.rs", dir, Some("app")),
+            Some(Matched::Elsewhere)
+        );
+        assert_eq!(
+            t.matches(r"src\x.rs", dir, Some("app")),
+            Some(Matched::Elsewhere)
+        );
+        assert_eq!(
+            t.matches(r"C:\Users\al\src\app\lib\x.rs", dir, Some("app")),
+            None
+        );
+        assert_eq!(portable(r"\\srv\share\app\x.rs"), "//srv/share/app/x.rs");
+        assert_eq!(portable("/home/a/x.rs"), "/home/a/x.rs");
+        assert_eq!(portable("C:"), "C:");
     }
 
     #[test]

@@ -238,6 +238,19 @@ fn the_guard_refuses_what_lacks_the_token_or_comes_from_elsewhere() {
     assert!(body[first..].contains(&tenant), "{body}");
     assert!(body.contains("<mark>tenant</mark>"), "{body}");
     assert!(!body.contains("<script"), "{body}");
+    // A question in other words is answered, its hit marked as the weak
+    // match that meaning alone makes; one nothing answers gets no hits.
+    let (status, _, body) = ui.get(
+        "/search?q=firms+peeking+at+each+other%27s+financials",
+        Some(&cookie),
+    );
+    assert_eq!(status, 200, "{body}");
+    let first = body.find("class=\"group\"").unwrap();
+    assert!(body[first..].contains(&tenant), "{body}");
+    assert!(body[first..].contains("weak match"), "{body}");
+    let (_, _, body) = ui.get("/search?q=zzkqv", Some(&cookie));
+    assert!(body.contains("No matches"), "{body}");
+    assert!(!body.contains("class=\"group\""), "{body}");
 
     // A write needs the form's token, not only the cookie.
     let (status, _, body) = ui.post(&format!("/forget/{tenant}"), &cookie, "confirm=1");

@@ -453,18 +453,10 @@ impl Engine {
             notices.push(format!("{why}; answering by meaning only"));
         }
         let mut ranked = rank(&signals, &query.tuning);
-        let nearest = signals.semantic.iter().map(|x| x.1).reduce(f64::max);
-        let withheld = relevance::withhold(
-            mode,
-            &mut ranked,
-            query.tuning.min_score,
-            (nearest, relevance::recorded_ceiling(store)),
-        );
+        let withheld = relevance::judge(store, &signals, &mut ranked, query.tuning.min_score);
         let mut hits =
             hydrate_capped(store, &ranked, query.limit, query.per_session, &mut notices)?;
-        for h in &mut hits {
-            h.weak = relevance::weak(mode, h.score);
-        }
+        relevance::mark(&mut hits, mode);
         if query.per_session.is_some() {
             count_more(&mut hits, &ranked, &signals.session_of);
         }

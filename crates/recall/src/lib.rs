@@ -260,17 +260,9 @@ pub fn search_with(
         tuning.depth.max(limit * 3),
     )?;
     let mut ranked = rank(&signals, tuning);
-    let nearest = signals.semantic.iter().map(|x| x.1).reduce(f64::max);
-    relevance::withhold(
-        signals.mode,
-        &mut ranked,
-        tuning.min_score,
-        (nearest, relevance::recorded_ceiling(store)),
-    );
+    relevance::judge(store, &signals, &mut ranked, tuning.min_score);
     let mut hits = hydrate(store, &ranked, limit)?;
-    for h in &mut hits {
-        h.weak = relevance::weak(signals.mode, h.score);
-    }
+    relevance::mark(&mut hits, signals.mode);
     Ok(hits)
 }
 

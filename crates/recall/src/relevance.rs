@@ -96,6 +96,30 @@ pub fn weak(mode: Mode, score: f64) -> bool {
         }
 }
 
+/// Judges a ranking of `signals` as [`withhold`] does, reading the noise
+/// ceiling `store` recorded; returns how many messages were withheld.
+pub fn judge(
+    store: &Store,
+    signals: &crate::Signals,
+    ranked: &mut Vec<(i64, f64)>,
+    min_score: f64,
+) -> usize {
+    let nearest = signals.semantic.iter().map(|x| x.1).reduce(f64::max);
+    withhold(
+        signals.mode,
+        ranked,
+        min_score,
+        (nearest, recorded_ceiling(store)),
+    )
+}
+
+/// Marks the weak ones of `hits`, ranked in `mode`.
+pub fn mark(hits: &mut [crate::Hit], mode: Mode) {
+    for h in hits {
+        h.weak = weak(mode, h.score);
+    }
+}
+
 /// Empties `ranked` (best first) when it is a hybrid ranking whose best
 /// score is under `min_score` (0 or less: never) and whose nearest message
 /// by meaning (`nearest`, a similarity) is not above the history's noise

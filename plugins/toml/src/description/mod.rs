@@ -372,17 +372,8 @@ impl<'de> Deserialize<'de> for Field {
                 "expected a JSON pointer (\"/a/b\"), { at = \"/a/b\", pattern = \"...(group)...\" }, { file = \"../f.json\", at = \"/a\" }, { folder_of_file = N }, { path = \"...(group)...\", slug = true }, or a list of these (the first with a value)",
             )
         })?;
-        let grouped = |pattern: &str| {
-            let regex = regex::Regex::new(pattern).map_err(|e| {
-                de::Error::custom(format!("invalid regular expression `{pattern}`: {e}"))
-            })?;
-            if regex.captures_len() < 2 {
-                return Err(de::Error::custom(format!(
-                    "the pattern `{pattern}` needs a group `( )` around the value"
-                )));
-            }
-            Ok(Pattern(regex))
-        };
+        let grouped =
+            |pattern: &str| Pattern::grouped(pattern, "the value").map_err(de::Error::custom);
         match raw {
             Raw::Folder { folder_of_file } if folder_of_file == 0 || folder_of_file > 16 => Err(
                 de::Error::custom("`folder_of_file` counts folders above the file: 1 to 16"),
@@ -452,6 +443,21 @@ pub enum IdFallback {
 /// A checked regular expression.
 #[derive(Debug, Clone)]
 pub struct Pattern(pub regex::Regex);
+
+impl Pattern {
+    /// `pattern` compiled, with a group `( )` around what it captures
+    /// (`what`: "the value", "the time"), or why not.
+    pub fn grouped(pattern: &str, what: &str) -> Result<Pattern, String> {
+        let regex = regex::Regex::new(pattern)
+            .map_err(|e| format!("invalid regular expression `{pattern}`: {e}"))?;
+        if regex.captures_len() < 2 {
+            return Err(format!(
+                "the pattern `{pattern}` needs a group `( )` around {what}"
+            ));
+        }
+        Ok(Pattern(regex))
+    }
+}
 
 impl<'de> Deserialize<'de> for Pattern {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -75,17 +75,8 @@ impl<'de> Deserialize<'de> for TimeField {
             )
         })?;
         let pointer = |p: &str| Pointer::parse(p).map_err(de::Error::custom);
-        let grouped = |pattern: &str| {
-            let regex = regex::Regex::new(pattern).map_err(|e| {
-                de::Error::custom(format!("invalid regular expression `{pattern}`: {e}"))
-            })?;
-            if regex.captures_len() < 2 {
-                return Err(de::Error::custom(format!(
-                    "the pattern `{pattern}` needs a group `( )` around the time"
-                )));
-            }
-            Ok(Pattern(regex))
-        };
+        let grouped =
+            |pattern: &str| Pattern::grouped(pattern, "the time").map_err(de::Error::custom);
         match raw {
             Raw::At(p) => pointer(&p).map(TimeField::At),
             Raw::Capture { at, pattern } => Ok(TimeField::Capture {

@@ -7,8 +7,8 @@ use clap::{Parser, Subcommand};
 use crate::commands::{
     aider::AiderArgs, blame::BlameArgs, completions::CompletionsArgs, config::ConfigArgs,
     context::ContextArgs, doctor::DoctorArgs, forget::ForgetArgs, index::IndexArgs,
-    parse::ParseArgs, plugins::PluginsArgs, recall::RecallArgs, resume::ResumeArgs,
-    sessions::SessionsArgs, setup::SetupArgs, show::ShowArgs, team::TeamArgs,
+    parse::ParseArgs, plugins::PluginsArgs, recall::RecallArgs, recap::RecapArgs,
+    resume::ResumeArgs, sessions::SessionsArgs, setup::SetupArgs, show::ShowArgs, team::TeamArgs,
 };
 use crate::mcp::McpArgs;
 use crate::ui::UiArgs;
@@ -35,6 +35,8 @@ pub enum Command {
     Show(ShowArgs),
     /// List the sessions that edited a file (FILE[:LINE]), newest first, with the message behind each edit.
     Blame(BlameArgs),
+    /// Sum up a period (default: the last 7 days) per project and day: sessions, files changed most, sessions forgotten.
+    Recap(RecapArgs),
     /// Print how to reopen a session in its harness.
     Resume(ResumeArgs),
     /// Remove sessions from the index for good (--dry-run, --list, --undo).

@@ -57,6 +57,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         Command::Recall(args) => commands::recall::run(&app, &args),
         Command::Sessions(args) => commands::sessions::run(&app, &args),
         Command::Blame(args) => commands::blame::run(&app, &args),
+        Command::Recap(args) => commands::recap::run(&app, &args),
         Command::Show(args) => commands::show::run(
             &app,
             &args.id,

@@ -30,6 +30,7 @@ mod output;
 mod parse;
 mod plugins;
 mod recall;
+mod recap;
 mod setup_undo;
 mod storage;
 mod team;

@@ -24,6 +24,7 @@ pub mod mcp;
 pub mod parse;
 pub mod plugins;
 pub mod recall;
+pub mod recap;
 pub mod resume;
 pub mod sessions;
 pub mod setup;

@@ -1,8 +1,9 @@
 //! What every surface of deja starts from: resolved [`paths`], the [`app`]
 //! state (configuration, plugin host), the writer [`lock`], printing through
 //! [`output`] and the JSON shapes of [`json`], [`dates`] as the user writes
-//! them, and the sessions a command means ([`select`]). The command line, the
-//! MCP server, the web page and the agents' wiring all build on it.
+//! them, the sessions a command means ([`select`]), and a period's
+//! [`recap`]. The command line, the MCP server, the web page and the
+//! agents' wiring all build on it.
 
 // Everything this crate prints for people goes through `deja_render`'s
 // terminal filter: this shadows the standard macro in every module below,
@@ -25,6 +26,7 @@ pub mod json;
 pub mod lock;
 pub mod output;
 pub mod paths;
+pub mod recap;
 pub mod select;
 
 /// How a command ended, mapped to the process exit status.

@@ -38,6 +38,7 @@ pub mod index;
 pub mod parse;
 pub mod plugins;
 pub mod recall;
+pub mod recap;
 pub mod refresh;
 pub mod resume;
 pub mod sessions;

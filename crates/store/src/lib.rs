@@ -11,9 +11,11 @@
 //! - [`vectors`]: the vector index file, kept in sync with SQLite.
 //! - [`export`]: bulk reads for tools and the benchmark.
 //! - [`activity`]: a file's records across sessions (`deja blame`).
+//! - [`edits`]: the file records of the sessions a filter keeps (`deja recap`).
 
 pub mod activity;
 pub mod counts;
+pub mod edits;
 pub mod embedding;
 pub mod export;
 pub mod forget;

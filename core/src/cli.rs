@@ -37,7 +37,7 @@ pub enum Command {
     Blame(BlameArgs),
     /// Sum up a period (default: the last 7 days) per project and day: sessions, files changed most, sessions forgotten.
     Recap(RecapArgs),
-    /// Print how to reopen a session in its harness.
+    /// Print how to reopen a session in its harness (--write-back first recreates its transcript from the store).
     Resume(ResumeArgs),
     /// Remove sessions from the index for good (--dry-run, --list, --undo).
     Forget(ForgetArgs),

@@ -68,7 +68,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
             },
             args.json,
         ),
-        Command::Resume(args) => commands::resume::run(&app, &args.id, args.run, args.json),
+        Command::Resume(args) => commands::resume::run(&app, &args),
         Command::Forget(args) => commands::forget::run(&app, &args),
         Command::Parse(args) => commands::parse::run(&app, &args),
         Command::Plugins(args) => commands::plugins::run(&app, args.json),

@@ -37,7 +37,7 @@ const LOCK_DETAIL: &str = "Error message: operation error DynamoDB: PutItem, htt
 
 /// An agent CLI from the clients cache; panics with the fix when it is
 /// missing (these tests never pass without the real agent).
-fn agent_cli(program: &str) -> PathBuf {
+pub(crate) fn agent_cli(program: &str) -> PathBuf {
     let bin = clients_dir().join("npm/node_modules/.bin").join(program);
     assert!(
         bin.is_file(),
@@ -121,14 +121,14 @@ fn demo() -> Demo {
 }
 
 /// The scripted model server, killed when dropped.
-struct ModelServer {
+pub(crate) struct ModelServer {
     child: Child,
     dir: PathBuf,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl ModelServer {
-    fn start(dir: &Path, script: &Value) -> ModelServer {
+    pub(crate) fn start(dir: &Path, script: &Value) -> ModelServer {
         std::fs::create_dir_all(dir).unwrap();
         let script_path = dir.join("script.json");
         std::fs::write(&script_path, script.to_string()).unwrap();
@@ -168,7 +168,7 @@ impl ModelServer {
     }
 
     /// Every request so far.
-    fn requests(&self) -> Vec<Value> {
+    pub(crate) fn requests(&self) -> Vec<Value> {
         std::fs::read_to_string(self.dir.join("requests.jsonl"))
             .unwrap_or_default()
             .lines()
@@ -187,7 +187,7 @@ impl Drop for ModelServer {
 /// Runs `cmd` in a process group of its own with stdin closed, killing the
 /// group after [`AGENT_TIMEOUT`] (and whatever it left running after it
 /// exits); output goes through files in `dir`.
-fn run_agent(mut cmd: Command, dir: &Path, name: &str) -> Output {
+pub(crate) fn run_agent(mut cmd: Command, dir: &Path, name: &str) -> Output {
     let out_path = dir.join(format!("{name}.stdout"));
     let err_path = dir.join(format!("{name}.stderr"));
     let start = Instant::now();
@@ -247,7 +247,7 @@ fn run_agent(mut cmd: Command, dir: &Path, name: &str) -> Output {
 /// The agents under test: how each is configured for the model server, run,
 /// and where it keeps what deja reads.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Agent {
+pub(crate) enum Agent {
     Claude,
     Codex,
     Qwen,
@@ -285,7 +285,7 @@ impl Agent {
 
     /// The agent's own settings: its provider pointed at `url`, quiet and
     /// offline, and a key of the user's, so that there is content to keep.
-    fn configure(self, sb: &Sandbox, url: &str) {
+    pub(crate) fn configure(self, sb: &Sandbox, url: &str) {
         match self {
             Agent::Claude => {
                 sb.write(
@@ -334,7 +334,14 @@ impl Agent {
     }
 
     /// The non-interactive run of `prompt` in `cwd`; `extra` are more flags.
-    fn command(self, sb: &Sandbox, url: &str, cwd: &Path, prompt: &str, extra: &[&str]) -> Command {
+    pub(crate) fn command(
+        self,
+        sb: &Sandbox,
+        url: &str,
+        cwd: &Path,
+        prompt: &str,
+        extra: &[&str],
+    ) -> Command {
         let program = agent_cli(self.name());
         let mut cmd = sb.command_of(&program);
         cmd.current_dir(cwd);
@@ -444,13 +451,13 @@ fn snapshot(files: &[PathBuf]) -> Vec<Option<Vec<u8>>> {
 }
 
 /// The request body as text.
-fn body(r: &Value) -> String {
+pub(crate) fn body(r: &Value) -> String {
     r["body"].to_string()
 }
 
 /// The conversation's requests (main, and those the server answered on the
 /// script's behalf), without title, quota or memory side requests.
-fn conversation(requests: &[Value]) -> Vec<&Value> {
+pub(crate) fn conversation(requests: &[Value]) -> Vec<&Value> {
     requests
         .iter()
         .filter(|r| matches!(r["kind"].as_str(), Some("main" | "auto" | "exhausted")))
@@ -516,7 +523,7 @@ fn step_request(requests: &[Value], step: u64) -> &Value {
 }
 
 /// One line per request, for failure messages.
-fn summary(requests: &[Value]) -> String {
+pub(crate) fn summary(requests: &[Value]) -> String {
     requests
         .iter()
         .map(|r| {

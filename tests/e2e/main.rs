@@ -37,3 +37,4 @@ mod team;
 mod trust;
 mod ui;
 mod wiring;
+mod writeback;

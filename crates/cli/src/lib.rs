@@ -44,6 +44,7 @@ pub mod resume;
 pub mod sessions;
 pub mod show;
 pub mod team;
+pub mod writeback;
 
 pub use deja_agents::commands::{aider, context, digest, hook, setup};
 pub use deja_app::{app, dates, exit, indexing, json, lock, output, paths, select, ExitStatus};

@@ -1,5 +1,6 @@
 //! `deja resume ID`: how to reopen a session in its harness, as its reader
-//! advises; `--run` runs that command in that directory.
+//! advises; `--run` runs that command in that directory; `--write-back`
+//! first recreates the session's transcript from the store ([`writeback`]).
 
 use anyhow::{anyhow, bail, Context, Result};
 
@@ -16,6 +17,15 @@ pub struct ResumeArgs {
     /// Run the command in the session's directory.
     #[arg(long)]
     pub run: bool,
+    /// Recreate the session's transcript from deja's store, in the agent's
+    /// own format where the agent looks for it (Claude Code, Qwen Code,
+    /// Gemini CLI), when it is gone; never replaces a file.
+    #[arg(long)]
+    pub write_back: bool,
+    /// With --write-back: print the file it would write and its message
+    /// count; write nothing.
+    #[arg(long, requires = "write_back", conflicts_with = "run")]
+    pub dry_run: bool,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -111,9 +121,29 @@ pub fn advise(app: &App, row: &deja_store::SessionRow) -> Result<Advice> {
 }
 
 /// Runs the command.
-pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatus> {
+pub fn run(app: &App, args: &ResumeArgs) -> Result<ExitStatus> {
+    let (run_it, as_json) = (args.run, args.json);
     let store = crate::select::open_read(app)?;
-    let row = crate::select::pick_session(&store, id)?;
+    let mut row = crate::select::pick_session(&store, &args.id)?;
+    let mut written = None;
+    if args.write_back {
+        match crate::writeback::write_back(app, &store, &row, args.dry_run)? {
+            crate::writeback::Outcome::Refused(message) => {
+                return refuse(&row.id, &message, as_json)
+            }
+            crate::writeback::Outcome::Planned(plan) => {
+                crate::writeback::report(&row, &plan, None, true, as_json)?;
+                return Ok(ExitStatus::Success);
+            }
+            crate::writeback::Outcome::Written(plan) => {
+                // The session is now this machine's, in the agent's folder.
+                row.origin = None;
+                row.source_path = Some(plan.path.to_string_lossy().into_owned());
+                row.has_source = true;
+                written = Some(plan);
+            }
+        }
+    }
     match advise(app, &row)? {
         // The reader's message says who cannot and why.
         Advice::Refused(message) => refuse(&row.id, &message, as_json),
@@ -136,15 +166,19 @@ pub fn run(app: &App, id: &str, run_it: bool, as_json: bool) -> Result<ExitStatu
                     ));
                 }
             }
-            if as_json {
-                output::print_json(&json::resume::Command {
-                    argv: &argv,
-                    cwd: cwd.as_deref(),
-                    note: &note,
-                    session_id: &row.id,
-                    shell: &line,
-                })?;
-            } else if !run_it {
+            let command = json::resume::Command {
+                argv: &argv,
+                cwd: cwd.as_deref(),
+                note: &note,
+                session_id: &row.id,
+                shell: &line,
+            };
+            if let Some(plan) = &written {
+                crate::writeback::report(&row, plan, Some(command), false, as_json)?;
+            } else if as_json {
+                output::print_json(&command)?;
+            }
+            if !as_json && !run_it {
                 println!("{line}");
             }
             if !run_it {

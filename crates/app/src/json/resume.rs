@@ -26,6 +26,24 @@ pub struct Refused<'a> {
     pub session_id: &'a str,
 }
 
+/// `deja resume --write-back`: the file written (or, with `--dry-run`,
+/// that would be), and how to reopen it.
+#[derive(Debug, Clone, Serialize)]
+pub struct WriteBack<'a> {
+    /// Whether nothing was written (`--dry-run`).
+    pub dry_run: bool,
+    /// The harness whose format the file is in.
+    pub harness: &'a str,
+    /// How many messages it holds.
+    pub messages: usize,
+    /// The session file.
+    pub path: &'a str,
+    /// How to reopen it, once written.
+    pub resume: Option<Command<'a>>,
+    /// deja's id of the session.
+    pub session_id: &'a str,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,5 +68,24 @@ mod tests {
             session_id: "s1",
         };
         assert_eq!(keys(&refused), ["refused", "session_id"]);
+        let written = WriteBack {
+            session_id: "s1",
+            harness: "claude",
+            path: "/h/.claude/projects/-a/s1.jsonl",
+            messages: 2,
+            dry_run: true,
+            resume: None,
+        };
+        assert_eq!(
+            keys(&written),
+            [
+                "dry_run",
+                "harness",
+                "messages",
+                "path",
+                "resume",
+                "session_id"
+            ]
+        );
     }
 }

@@ -184,6 +184,27 @@ try:
     check("Readers" in text and "aider" in text and "Agents" in text, "the status page reports readers and agents")
     shot("status")
 
+    # Recap: the navigation leads there; over a year that holds the demo and
+    # the hostile transcript, a square a day, the busy days shaded by the
+    # stylesheet, every stored title as text.
+    driver.find_element(By.LINK_TEXT, "Recap").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "svg.calendar"))
+    check(driver.current_url == base + "/recap", f"the navigation opens the recap ({driver.current_url})")
+    driver.get(f"{base}/recap?since=2025-06-01&until=2026-06-01")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "svg.calendar rect.day"))
+    calendar = driver.find_element(By.CSS_SELECTOR, "svg.calendar")
+    check(calendar.is_displayed() and calendar.size["width"] > 300, f"the calendar is drawn ({calendar.size})")
+    days = driver.find_elements(By.CSS_SELECTOR, "svg.calendar rect.day")
+    check(len(days) == 365, f"a square a day of the year ({len(days)})")
+    busy = [r for r in days if "l0" not in r.get_attribute("class").split()]
+    check(busy, "the days with sessions are shaded")
+    fills = {r.value_of_css_property("fill") for r in busy} | {days[0].value_of_css_property("fill")}
+    check("rgb(0, 0, 0)" not in fills and len(fills) >= 2, f"the stylesheet colours the squares ({fills})")
+    text = body_text()
+    check("quuxbanner" in text and "<script>document.title='pwned'" in text, "the hostile title is text in the recap")
+    nothing_ran("recap page")
+    shot("recap")
+
     # A hostile transcript shows as text and runs nothing.
     driver.get(f"{base}/session/{cfg['hostile']}")
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "article.msg"))

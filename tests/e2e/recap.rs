@@ -81,11 +81,11 @@ const WRITTEN: &[Written] = &[
 ];
 
 /// The period the tests ask about: 10 to 16 July 2026 (TZ is UTC).
-const PERIOD: [&str; 4] = ["--since", "2026-07-10", "--until", "2026-07-17"];
+pub(crate) const PERIOD: [&str; 4] = ["--since", "2026-07-10", "--until", "2026-07-17"];
 
 /// The sessions of [`WRITTEN`], indexed. An absolute path is written under
 /// its project's folder; a relative one as it is.
-fn sandbox() -> Sandbox {
+pub(crate) fn sandbox() -> Sandbox {
     let sb = Sandbox::new();
     sb.config("[embed]\nenabled = false\n");
     for w in WRITTEN {

@@ -675,7 +675,7 @@ fn a_real_browser_searches_reads_folds_and_forgets_and_no_stored_script_runs() {
     assert!(!sessions_of(&sb, "infra").contains(&forget));
     let listed = sb.ok(&["forget", "--list", "--json"]).stdout;
     assert!(listed.contains(&forget), "{listed}");
-    for page in ["search", "session", "timeline", "status"] {
+    for page in ["search", "session", "timeline", "status", "recap"] {
         let shot = shots.join(format!("{page}.png"));
         let bytes = std::fs::read(&shot).unwrap_or_default();
         assert!(
@@ -771,6 +771,103 @@ fn the_timeline_shows_one_month_in_full_and_every_month_counted() {
     assert!(!january.contains("march heron"), "{january}");
     let (_, _, unknown) = ui.get("/timeline?month=1999-01", Some(&cookie));
     assert!(unknown.contains("march heron"), "{unknown}");
+    // The calendar of the year that ends with the month shown: a square a
+    // day, each titled with its counts.
+    assert_eq!(body.matches("<svg class=\"calendar\"").count(), 1, "{body}");
+    assert_eq!(body.matches("<rect class=\"day ").count(), 365, "{body}");
+    for day in ["2026-01-10", "2026-01-20", "2026-03-05"] {
+        assert!(
+            body.contains(&format!("<title>{day}: 1 session, 2 messages</title>")),
+            "{day}: {body}"
+        );
+    }
+    assert!(body.contains("<title>2026-03-31: 0 sessions"), "{body}");
+    assert!(!body.contains("2026-04-01"), "{body}");
+    assert!(
+        january.contains("<title>2026-01-31: 0 sessions") && !january.contains("2026-03-05"),
+        "{january}"
+    );
+}
+
+#[test]
+fn the_recap_page_shows_a_periods_work_with_its_calendar_escaped_and_guarded() {
+    let sb = crate::recap::sandbox();
+    let ui = Ui::start(&sb);
+    let address = "/recap?since=2026-07-10&until=2026-07-17";
+    // Guarded like every page.
+    let (status, _, body) = ui.get(address, None);
+    assert_ne!(status, 200, "{body}");
+    assert!(!body.contains(&crate::blame::id(1)), "{body}");
+
+    let cookie = ui.login();
+    let (status, _, body) = ui.get(address, Some(&cookie));
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("<a href=\"/recap\" class=\"here\">Recap</a>"),
+        "{body}"
+    );
+    assert!(
+        body.contains(
+            "From 2026-07-10 00:00 to 2026-07-17 00:00: 6 sessions · 12 messages · 2 projects"
+        ),
+        "{body}"
+    );
+    // The sessions of the period, each a link; not the one after it.
+    for n in 1..=6 {
+        let link = format!("href=\"/session/{}\"", encode_id(&crate::blame::id(n)));
+        assert!(body.contains(&link), "{link}: {body}");
+    }
+    assert!(!body.contains(&crate::blame::id(7)), "{body}");
+    let app = body.find("<h2>app ").unwrap_or_else(|| panic!("{body}"));
+    let other = body.find("<h2>other ").unwrap_or_else(|| panic!("{body}"));
+    assert!(app < other, "{body}");
+    assert!(
+        body.contains(
+            "<td class=\"path\">src/x.rs</td><td class=\"n\">2</td><td class=\"n\">2</td>"
+        ),
+        "{body}"
+    );
+    // The calendar: one square a day of the period, titled with its counts.
+    assert_eq!(body.matches("<rect class=\"day ").count(), 7, "{body}");
+    assert!(
+        body.contains("<title>2026-07-10: 3 sessions, 6 messages</title>"),
+        "{body}"
+    );
+    assert!(
+        body.contains("<title>2026-07-12: 2 sessions, 4 messages</title>"),
+        "{body}"
+    );
+    assert!(
+        body.contains("<title>2026-07-16: 0 sessions, 0 messages</title>"),
+        "{body}"
+    );
+    // The hostile request is text.
+    assert!(!body.contains("<script>"), "{body}");
+    assert!(!body.contains('\u{1b}'), "{body}");
+    assert!(
+        body.contains("&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt; tidy"),
+        "{body}"
+    );
+    // One project; an empty period; a date that cannot be read.
+    let (_, _, other) = ui.get(&format!("{address}&project=other"), Some(&cookie));
+    assert!(
+        other.contains("2 sessions · 4 messages · 1 project"),
+        "{other}"
+    );
+    assert!(!other.contains(&crate::blame::id(1)), "{other}");
+    let (status, _, empty) = ui.get("/recap?since=2020-01-01&until=2020-02-01", Some(&cookie));
+    assert_eq!(status, 200, "{empty}");
+    assert!(
+        empty.contains("Nothing recorded between 2020-01-01 00:00 and 2020-02-01 00:00."),
+        "{empty}"
+    );
+    let (status, _, bad) = ui.get("/recap?since=someday", Some(&cookie));
+    assert_eq!(status, 200, "{bad}");
+    assert!(
+        bad.contains("--since: cannot read `someday` as a date"),
+        "{bad}"
+    );
+    assert!(bad.contains("value=\"someday\""), "{bad}");
 }
 
 #[test]

@@ -1,12 +1,15 @@
 //! The pages of `deja ui`, rendered on the thread that owns the recall
 //! engine: [`search`], [`session`], a file's history ([`file`]),
-//! [`timeline`], [`status`] and the two steps of [`forget`]. Every string
-//! that came from a transcript or the team store goes through [`stored`]
-//! (`deja_render::html::text`); the templates (maud) escape whatever else
-//! they are given.
+//! [`timeline`], a period's [`recap`], [`status`] and the two steps of
+//! [`forget`]; the timeline and the recap draw a [`calendar`]. Every
+//! string that came from a transcript or the team store goes through
+//! [`stored`] (`deja_render::html::text`); the templates (maud) escape
+//! whatever else they are given.
 
+mod calendar;
 mod file;
 mod forget;
+mod recap;
 mod search;
 mod session;
 mod status;
@@ -81,6 +84,7 @@ impl<'a> Site<'a> {
             (false, ["forget", id]) => forget::confirm(self, id),
             (true, ["forget", id]) => forget::done(self, id),
             (false, ["timeline"]) => timeline::page(self, request),
+            (false, ["recap"]) => recap::page(self, request),
             (false, ["status"]) => status::page(self),
             (false, ["style.css"]) => {
                 return Page {
@@ -120,6 +124,7 @@ impl<'a> Site<'a> {
 pub enum Nav {
     Search,
     Timeline,
+    Recap,
     Status,
     None,
 }
@@ -169,6 +174,7 @@ pub fn layout(title: &str, nav: Nav, body: Markup) -> String {
                     nav {
                         (item("/", "Search", Nav::Search))
                         (item("/timeline", "Timeline", Nav::Timeline))
+                        (item("/recap", "Recap", Nav::Recap))
                         (item("/status", "Status", Nav::Status))
                     }
                 }

@@ -1,7 +1,8 @@
 //! The timeline: every month with its counts of sessions and messages per
 //! harness, and one month (the newest, or the one asked for) in full: by
 //! project and harness, each row listing its sessions. One month at a time
-//! keeps the page small however long the history is.
+//! keeps the page small however long the history is. Above them, the
+//! activity calendar of the year that ends with that month.
 
 use std::collections::BTreeMap;
 
@@ -9,9 +10,11 @@ use anyhow::Result;
 use chrono::{DateTime, Local, NaiveDate, TimeZone, Utc};
 use maud::html;
 
+use super::calendar::calendar;
 use super::{encode, layout, session_href, session_title, stored, Nav, Site};
 use crate::http::{Page, Request};
 use crate::output::{dated, project_label};
+use deja_app::recap::{local_day, DayCount};
 use deja_store::{SessionFilter, SessionRow};
 
 /// `YYYY-MM` of `ms`, local time.
@@ -56,7 +59,13 @@ pub fn page(site: &mut Site<'_>, request: &Request) -> Result<Page> {
     let starts = store.session_starts()?;
     let mut months: BTreeMap<String, Month> = BTreeMap::new();
     let mut harnesses: Vec<&str> = Vec::new();
+    let mut days: BTreeMap<NaiveDate, DayCount> = BTreeMap::new();
     for s in &starts {
+        if let Some(day) = local_day(s.started_at) {
+            let d = days.entry(day).or_default();
+            d.sessions += 1;
+            d.messages += s.messages;
+        }
         let m = months.entry(month(s.started_at)).or_default();
         m.sessions += 1;
         m.messages += s.messages;
@@ -90,12 +99,21 @@ pub fn page(site: &mut Site<'_>, request: &Request) -> Result<Page> {
             .or_default()
             .push(r);
     }
+    // The calendar ends with the chosen month's last day.
+    let year = chosen
+        .as_deref()
+        .and_then(month_bounds)
+        .and_then(|(_, until)| local_day(until - 1))
+        .map(|last| (last - chrono::Duration::days(364), last));
     let sessions = starts.len();
     let messages: i64 = starts.iter().map(|s| s.messages).sum();
     let body = html! {
         h1 { "Timeline" }
         p.count { (sessions) " sessions · " (messages) " messages · " (months.len()) " months" }
         @if starts.is_empty() { p.empty { "The index holds no session yet: `deja index` reads the agents' transcripts." } }
+        @if let Some((first, last)) = year {
+            figure.calendar { (calendar(&days, first, last)) }
+        }
         @if let Some(m) = &chosen {
             section.month {
                 h2 { (m) " " span.meta { (rows.len()) " sessions" } }

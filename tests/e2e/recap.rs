@@ -299,6 +299,21 @@ fn an_empty_period_says_so_and_bad_arguments_are_refused() {
         out.stderr,
         "nothing recorded between 2020-01-01 00:00 and 2020-02-01 00:00\n"
     );
+    // As JSON: the same shape, empty.
+    let out = sb.run(&[
+        "recap",
+        "--json",
+        "--since",
+        "2020-01-01",
+        "--until",
+        "2020-02-01",
+    ]);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    let v = out.json();
+    assert_eq!(v["totals"]["sessions"], 0, "{v:#}");
+    assert_eq!(v["projects"], serde_json::json!([]), "{v:#}");
+    assert_eq!(v["days"], serde_json::json!([]), "{v:#}");
+    assert_eq!(v["since"], "2020-01-01T00:00:00Z", "{v:#}");
     // A project of the index with nothing in the period is a quiet period.
     let out = sb.run(&[
         "recap",

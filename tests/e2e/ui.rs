@@ -886,6 +886,14 @@ fn newest_sessions_list_a_date_that_is_only_a_file_time_as_about_and_last() {
     assert!(dated < filed, "{body}");
     assert_eq!(body.matches(" · about 20").count(), 1, "{body}");
     assert!(body[filed..].contains(" · about 20"), "{body}");
+    // The recap of the last seven days counts it today, marked too.
+    let (status, _, recap) = ui.get("/recap", Some(&cookie));
+    assert_eq!(status, 200, "{recap}");
+    let filed = recap.find("9b1c0a52").unwrap_or_else(|| panic!("{recap}"));
+    assert!(
+        recap[filed..].contains("<span class=\"meta\">about "),
+        "{recap}"
+    );
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! `deja resume ID --write-back` proven with the real agents (Claude Code,
-//! Qwen Code, Gemini CLI, installed by `scripts/fetch-clients`) and the
+//! Qwen Code, Gemini CLI, Codex CLI, installed by `scripts/fetch-clients`) and the
 //! scripted model (`tests/agents/model_server.py`): the agent answers once
 //! and writes its session, deja indexes it, the transcript is deleted (deja
 //! keeps the session), `--dry-run` names the file and writes nothing, deja
@@ -32,6 +32,7 @@ enum Tool {
     Claude,
     Qwen,
     Gemini,
+    Codex,
 }
 
 impl Tool {
@@ -41,6 +42,7 @@ impl Tool {
             Tool::Claude => "claude",
             Tool::Qwen => "qwen",
             Tool::Gemini => "gemini",
+            Tool::Codex => "codex",
         }
     }
 
@@ -50,6 +52,7 @@ impl Tool {
         match self {
             Tool::Claude => Agent::Claude.configure(sb, url),
             Tool::Qwen => Agent::Qwen.configure(sb, url),
+            Tool::Codex => Agent::Codex.configure(sb, url),
             Tool::Gemini => {
                 sb.write(
                     ".gemini/settings.json",
@@ -76,6 +79,22 @@ impl Tool {
         match self {
             Tool::Claude => Agent::Claude.command(sb, url, cwd, prompt, &resume),
             Tool::Qwen => Agent::Qwen.command(sb, url, cwd, prompt, &resume),
+            // `codex exec resume ID PROMPT`.
+            Tool::Codex => {
+                let mut cmd = sb.command_of(&agent_cli("codex"));
+                cmd.current_dir(cwd)
+                    .env("MOCK_KEY", "sk-placeholder")
+                    .args([
+                        "exec",
+                        "--skip-git-repo-check",
+                        "--dangerously-bypass-hook-trust",
+                    ]);
+                if let Some(id) = resume.get(1) {
+                    cmd.args(["resume", id]);
+                }
+                cmd.arg(prompt);
+                cmd
+            }
             Tool::Gemini => {
                 let mut cmd = sb.command_of(&agent_cli("gemini"));
                 cmd.current_dir(cwd)
@@ -185,14 +204,14 @@ fn written_back_and_resumed(tool: Tool) {
     match tool {
         // The place the agent wrote it.
         Tool::Claude | Tool::Qwen => assert_eq!(path, source),
-        // The same project folder (the name holds the start's minute).
-        Tool::Gemini => assert_eq!(path.parent(), source.parent()),
+        // The same folder (the name holds the start's minute or second).
+        Tool::Gemini | Tool::Codex => assert_eq!(path.parent(), source.parent()),
     }
 
     // (4) Written back: the resume command on stdout, the file on stderr.
     let written = sb.ok(&["resume", &id, "--write-back"]);
     assert!(
-        written.stdout.contains(&format!("--resume {native}")),
+        written.stdout.contains(&format!("resume {native}")),
         "{}",
         written.stdout
     );
@@ -249,14 +268,14 @@ fn written_back_and_resumed(tool: Tool) {
         .first()
         .unwrap_or_else(|| panic!("no conversation request:\n{report}"));
     let text = body(request);
-    // The conversation the request carries (Anthropic and OpenAI
-    // `messages`, Gemini `contents`), for the failure message.
-    let history = &request["body"]["messages"];
-    let history = if history.is_null() {
-        &request["body"]["contents"]
-    } else {
-        history
-    };
+    // The conversation the request carries (Anthropic and OpenAI Chat
+    // `messages`, Gemini `contents`, OpenAI Responses `input`), for the
+    // failure message.
+    let history = ["messages", "contents", "input"]
+        .iter()
+        .map(|k| &request["body"][k])
+        .find(|v| !v.is_null())
+        .unwrap_or(&Value::Null);
     for earlier in [FIRST, ANSWER, NEXT] {
         assert!(
             text.contains(&in_json(earlier)),
@@ -278,6 +297,11 @@ fn qwen_code_resumes_a_session_deja_wrote_back() {
 #[test]
 fn gemini_cli_resumes_a_session_deja_wrote_back() {
     written_back_and_resumed(Tool::Gemini);
+}
+
+#[test]
+fn codex_cli_resumes_a_session_deja_wrote_back() {
+    written_back_and_resumed(Tool::Codex);
 }
 
 /// Every file under `dir`, with its bytes.
@@ -430,6 +454,6 @@ fn a_harness_without_a_writer_is_refused_naming_those_with_one() {
     assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
     assert_eq!(
         out.json()["refused"],
-        "deja cannot write back aider sessions; it can write back sessions of: claude, qwen, gemini"
+        "deja cannot write back aider sessions; it can write back sessions of: claude, qwen, gemini, codex"
     );
 }

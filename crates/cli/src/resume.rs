@@ -19,7 +19,7 @@ pub struct ResumeArgs {
     pub run: bool,
     /// Recreate the session's transcript from deja's store, in the agent's
     /// own format where the agent looks for it (Claude Code, Qwen Code,
-    /// Gemini CLI), when it is gone; never replaces a file.
+    /// Gemini CLI, Codex CLI), when it is gone; never replaces a file.
     #[arg(long)]
     pub write_back: bool,
     /// With --write-back: print the file it would write and its message

@@ -112,6 +112,16 @@ fn slug_for(root: &Path, cwd: &str) -> (String, bool) {
     }
 }
 
+/// The `sessionId` on the first line of the recording at `path`.
+fn session_id_of(path: &Path) -> Option<String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    let mut first = String::new();
+    std::io::BufReader::new(file).read_line(&mut first).ok()?;
+    let head: Value = serde_json::from_str(&first).ok()?;
+    head.get("sessionId")?.as_str().map(str::to_string)
+}
+
 impl Writer for Gemini {
     fn harness(&self) -> &'static str {
         "gemini"
@@ -144,6 +154,23 @@ impl Writer for Gemini {
             file_name: format!("session-{time}-{short}.jsonl"),
             markers,
         })
+    }
+
+    fn existing(&self, session: &Checked<'_>, root: &Path) -> Option<PathBuf> {
+        let (slug, _) = slug_for(root, session.cwd);
+        let short: String = session.id.chars().take(8).collect();
+        let suffix = format!("-{short}.jsonl");
+        std::fs::read_dir(root.join(slug).join("chats"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("session-") && n.ends_with(&suffix))
+            })
+            .find(|p| session_id_of(p).as_deref() == Some(session.id))
     }
 
     fn encode(&self, session: &Checked<'_>) -> Result<Vec<u8>, Error> {
@@ -216,5 +243,29 @@ mod tests {
         );
         // Found by its marker.
         assert_eq!(slug_for(&root, "/other/app"), ("app".to_string(), false));
+    }
+
+    #[test]
+    fn a_recording_of_the_same_session_under_another_name_counts_as_existing() {
+        let gemini = tempfile::tempdir().unwrap();
+        let root = gemini.path().join("tmp");
+        let chats = root.join("app/chats");
+        std::fs::create_dir_all(&chats).unwrap();
+        std::fs::write(root.join("app").join(MARKER), "/home/ann/app").unwrap();
+        let other = chats.join("session-2025-01-01T08-00-abcd1234.jsonl");
+        std::fs::write(&other, "{\"sessionId\":\"abcd1234-0000\"}\n").unwrap();
+        let messages = [];
+        let session = |id| Checked {
+            id,
+            cwd: "/home/ann/app",
+            messages: &messages,
+            started_ms: 0,
+            updated_ms: 0,
+        };
+        assert_eq!(
+            Gemini.existing(&session("abcd1234-0000"), &root),
+            Some(other)
+        );
+        assert_eq!(Gemini.existing(&session("abcd1234-9999"), &root), None);
     }
 }

@@ -7,11 +7,12 @@
 //! asks the agent's [`Writer`] where the file goes and what it holds, and
 //! refuses a target that exists; [`write`] creates the folders (private) and
 //! the file atomically, never replacing one ([`atomic`]). Each agent only
-//! encodes: [`claude`], [`qwen`], [`gemini`].
+//! encodes: [`claude`], [`qwen`], [`gemini`], [`codex`].
 
 pub mod atomic;
 pub mod check;
 pub mod claude;
+pub mod codex;
 mod error;
 pub mod gemini;
 pub mod ids;
@@ -48,10 +49,15 @@ pub trait Writer: Sync {
     fn place(&self, session: &Checked<'_>, root: &Path) -> Result<Placement, Error>;
     /// The file's bytes.
     fn encode(&self, session: &Checked<'_>) -> Result<Vec<u8>, Error>;
+    /// A file of the same session elsewhere under `root` (another name or
+    /// folder than the placement's), which the agent would find too.
+    fn existing(&self, _session: &Checked<'_>, _root: &Path) -> Option<PathBuf> {
+        None
+    }
 }
 
 /// Every agent deja can write back to.
-static WRITERS: &[&dyn Writer] = &[&claude::Claude, &qwen::Qwen, &gemini::Gemini];
+static WRITERS: &[&dyn Writer] = &[&claude::Claude, &qwen::Qwen, &gemini::Gemini, &codex::Codex];
 
 /// The writer of `harness`, if there is one.
 pub fn writer(harness: &str) -> Option<&'static dyn Writer> {
@@ -94,7 +100,11 @@ pub fn plan(session: &Session, places: &Places) -> Result<Plan, Error> {
     check::file_name(&placement.file_name)?;
     let path = placement.dir.join(&placement.file_name);
     for inside in std::iter::once(&path).chain(placement.markers.iter().map(|(p, _)| p)) {
-        if !inside.starts_with(&root) {
+        let plain = inside.strip_prefix(&root).is_ok_and(|rest| {
+            rest.components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+        });
+        if !plain {
             return Err(Error::Outside {
                 path: inside.clone(),
                 root,
@@ -102,6 +112,9 @@ pub fn plan(session: &Session, places: &Places) -> Result<Plan, Error> {
         }
     }
     if std::fs::symlink_metadata(&path).is_ok() {
+        return Err(Error::Exists { path });
+    }
+    if let Some(path) = writer.existing(&checked, &root) {
         return Err(Error::Exists { path });
     }
     Ok(Plan {
@@ -181,6 +194,10 @@ mod tests {
                 "gemini",
                 ".gemini/tmp/app/chats/session-2026-01-01T10-00-s-1.jsonl",
             ),
+            (
+                "codex",
+                ".codex/sessions/2026/01/01/rollout-2026-01-01T10-00-00-s-1.jsonl",
+            ),
         ] {
             let s = session(harness, "s-1", "/home/ann/app");
             let plan = plan(&s, &p).unwrap();
@@ -208,7 +225,7 @@ mod tests {
         let err = plan(&session("aider", "s", "/a"), &places(home.path())).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "deja cannot write back aider sessions; it can write back sessions of: claude, qwen, gemini"
+            "deja cannot write back aider sessions; it can write back sessions of: claude, qwen, gemini, codex"
         );
     }
 
@@ -219,6 +236,8 @@ mod tests {
         p.env.insert("CLAUDE_CONFIG_DIR".into(), "~/cc".into());
         p.env.insert("QWEN_HOME".into(), "/q".into());
         p.env.insert("GEMINI_CLI_HOME".into(), "/g".into());
+        p.env.insert("CODEX_HOME".into(), "/c".into());
+        assert_eq!(codex::Codex.root(&p), Path::new("/c/sessions"));
         assert_eq!(claude::Claude.root(&p), home.path().join("cc/projects"));
         assert_eq!(qwen::Qwen.root(&p), Path::new("/q/projects"));
         assert_eq!(gemini::Gemini.root(&p), Path::new("/g/.gemini/tmp"));

@@ -109,8 +109,8 @@ impl Tool {
     }
 }
 
-/// Role, text and time of each message of `deja show --json`.
-fn messages(shown: &Value) -> Vec<(String, String, String)> {
+/// Role, text, time and id of each message of `deja show --json`.
+fn messages(shown: &Value) -> Vec<(String, String, String, String)> {
     shown["messages"]
         .as_array()
         .unwrap()
@@ -120,6 +120,7 @@ fn messages(shown: &Value) -> Vec<(String, String, String)> {
                 m["role"].as_str().unwrap().to_string(),
                 m["text"].as_str().unwrap().to_string(),
                 m["timestamp"].as_str().unwrap_or("").to_string(),
+                m["id"].as_str().unwrap_or("").to_string(),
             )
         })
         .collect()
@@ -168,10 +169,10 @@ fn written_back_and_resumed(tool: Tool) {
     let shown = sb.ok(&["show", &id, "--json"]).json();
     let before = messages(&shown);
     assert!(
-        before.iter().any(|(r, t, _)| r == "user" && t == FIRST)
+        before.iter().any(|(r, t, ..)| r == "user" && t == FIRST)
             && before
                 .iter()
-                .any(|(r, t, _)| r == "assistant" && t == ANSWER),
+                .any(|(r, t, ..)| r == "assistant" && t == ANSWER),
         "{before:#?}"
     );
     let source = PathBuf::from(shown["source"].as_str().unwrap());
@@ -229,7 +230,7 @@ fn written_back_and_resumed(tool: Tool) {
     }
 
     // (5) deja reads the file back: the same messages, in order, with their
-    // roles, texts and times.
+    // roles, texts, times and ids.
     sb.ok(&["index"]);
     let reread = sb.ok(&["show", &id, "--json"]).json();
     assert_eq!(reread["source"], path.to_str().unwrap(), "{reread:#}");

@@ -80,16 +80,29 @@ impl Writer for Claude {
     fn encode(&self, session: &Checked<'_>) -> Result<Vec<u8>, Error> {
         let mut out = Vec::new();
         let mut parent: Option<String> = None;
+        let mut given = ids::Given::default();
         for (i, m) in session.messages.iter().enumerate() {
-            let uuid = ids::record("claude", session.id, i);
-            let message = match m.role {
-                Role::User => json!({"role": "user", "content": m.text}),
-                Role::Assistant => json!({
-                    "id": format!("msg_{}", uuid.replace('-', "")),
-                    "type": "message",
-                    "role": "assistant",
-                    "content": [{"type": "text", "text": m.text}],
-                }),
+            let generated = ids::record("claude", session.id, i);
+            let native = m.native_id.as_deref();
+            // deja's id of a user message is its record's `uuid`, of an
+            // assistant message its `message.id`.
+            let (uuid, message) = match m.role {
+                Role::User => (
+                    given.keep(native, ids::is_uuid, generated),
+                    json!({"role": "user", "content": m.text}),
+                ),
+                Role::Assistant => {
+                    let fallback = format!("msg_{}", generated.replace('-', ""));
+                    let is_message_id = |n: &str| n.starts_with("msg_") && ids::is_plain(n);
+                    let id = given.keep(native, is_message_id, fallback);
+                    let message = json!({
+                        "id": id,
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "text", "text": m.text}],
+                    });
+                    (generated, message)
+                }
             };
             let record = json!({
                 "parentUuid": parent,

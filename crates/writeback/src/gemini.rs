@@ -189,13 +189,20 @@ impl Writer for Gemini {
         });
         serde_json::to_writer(&mut out, &head)?;
         out.push(b'\n');
+        let mut given = ids::Given::default();
         for (i, m) in session.messages.iter().enumerate() {
             let (kind, content) = match m.role {
                 Role::User => ("user", json!([{"text": m.text}])),
                 Role::Assistant => ("gemini", json!(m.text)),
             };
+            // deja's id of a message is its record's `id`.
+            let id = given.keep(
+                m.native_id.as_deref(),
+                ids::is_plain,
+                ids::record("gemini", session.id, i),
+            );
             let record = json!({
-                "id": ids::record("gemini", session.id, i),
+                "id": id,
                 "timestamp": ids::rfc3339(session.time_of(i)),
                 "type": kind,
                 "content": content,

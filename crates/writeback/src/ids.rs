@@ -1,8 +1,50 @@
-//! The ids and times written records carry: UUIDs derived from the session
-//! and the record's place (the same session always gives the same file),
-//! times in RFC 3339 with milliseconds, UTC.
+//! The ids and times written records carry: a message's own id from the
+//! store when it has the shape the agent gives its ids (so links to the
+//! message keep working once the file is read again), else a UUID derived
+//! from the session and the record's place (the same session always gives
+//! the same file); times in RFC 3339 with milliseconds, UTC.
+
+use std::collections::HashSet;
 
 use chrono::{DateTime, SecondsFormat, Utc};
+
+/// Whether `s` is a UUID (`8-4-4-4-12` hexadecimal digits).
+pub fn is_uuid(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
+        && parts
+            .iter()
+            .all(|p| p.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
+/// Whether `s` is 1 to 128 letters, digits, `-`, `_` or `.`.
+pub fn is_plain(s: &str) -> bool {
+    (1..=128).contains(&s.len())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// The ids given so far in one file: each is given once.
+#[derive(Debug, Default)]
+pub struct Given(HashSet<String>);
+
+impl Given {
+    /// `native` when it `fits` and was not given yet, else `fallback`.
+    pub fn keep(
+        &mut self,
+        native: Option<&str>,
+        fits: impl Fn(&str) -> bool,
+        fallback: String,
+    ) -> String {
+        match native.filter(|n| fits(n) && !self.0.contains(*n)) {
+            Some(n) => {
+                self.0.insert(n.to_string());
+                n.to_string()
+            }
+            None => fallback,
+        }
+    }
+}
 
 /// A version-4-shaped UUID derived from `seed`.
 pub fn uuid(seed: &str) -> String {
@@ -47,6 +89,18 @@ mod tests {
             [8, 4, 4, 4, 12]
         );
         assert!(parts[2].starts_with('4') && parts[3].starts_with('8'));
+    }
+
+    #[test]
+    fn native_ids_are_kept_once_and_when_they_fit() {
+        let mut given = Given::default();
+        let id = "0a1b2c3d-0000-4000-8000-000000000001";
+        assert!(is_uuid(id) && !is_uuid("u1") && !is_uuid("0a1b2c3d-0000-4000-8000-00000000000g"));
+        assert_eq!(given.keep(Some(id), is_uuid, "x".into()), id);
+        assert_eq!(given.keep(Some(id), is_uuid, "again".into()), "again");
+        assert_eq!(given.keep(Some("u1"), is_uuid, "y".into()), "y");
+        assert_eq!(given.keep(Some("a/b"), is_plain, "z".into()), "z");
+        assert_eq!(given.keep(None, is_plain, "n".into()), "n");
     }
 
     #[test]

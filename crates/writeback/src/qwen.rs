@@ -39,8 +39,14 @@ impl Writer for Qwen {
     fn encode(&self, session: &Checked<'_>) -> Result<Vec<u8>, Error> {
         let mut out = Vec::new();
         let mut parent: Option<String> = None;
+        let mut given = ids::Given::default();
         for (i, m) in session.messages.iter().enumerate() {
-            let uuid = ids::record("qwen", session.id, i);
+            // deja's id of a message is its record's `uuid`.
+            let uuid = given.keep(
+                m.native_id.as_deref(),
+                ids::is_uuid,
+                ids::record("qwen", session.id, i),
+            );
             let role = match m.role {
                 Role::User => "user",
                 Role::Assistant => "model",

@@ -18,7 +18,7 @@ const PASSWORD: &str = "team-secret";
 /// A server set up as the guide says (its SQL, run as written), with
 /// database `team` and roles `ana` and `ben`, plus `cat`, `dan` and `eve`
 /// made the way the guide makes `ben`.
-fn server() -> ScratchServer {
+pub(crate) fn server() -> ScratchServer {
     let server = ScratchServer::start(false).expect("a scratch PostgreSQL server");
     let basic = &guide_sql("## Setting up the database")[0];
     let mut script = basic
@@ -63,7 +63,7 @@ fn history(topic: &str, n: usize, messages: usize) -> String {
 
 /// A machine: a deja home as `user@machine`, sharing project `billing`, with
 /// aider projects `billing` and `private` holding `billing` and `private`.
-fn machine(server: &ScratchServer, user: &str, machine: &str, billing: &str) -> Sandbox {
+pub(crate) fn machine(server: &ScratchServer, user: &str, machine: &str, billing: &str) -> Sandbox {
     machine_in(server, "team", user, machine, billing)
 }
 

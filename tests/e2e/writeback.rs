@@ -349,6 +349,94 @@ fn qwen_record(session: &str, cwd: &str, role: &str, text: &str, n: u32) -> Valu
     })
 }
 
+/// A Claude Code session pulled from a teammate (`deja team pull`), which
+/// never was on this machine: plain `resume` says it lives elsewhere;
+/// written back into this machine's Claude Code folder, the real
+/// `claude --resume` reopens it with its history.
+#[test]
+fn a_session_pulled_from_a_teammate_is_written_back_and_resumed_here() {
+    let server = crate::team::server();
+    let ana = crate::team::machine(&server, "ana", "laptop", "");
+    let project = std::fs::canonicalize(ana.home.join("work/billing")).unwrap();
+    let dir = project.to_str().unwrap();
+    let id = "7d0c2a51-3f0e-4c1a-9b7e-2f4d5e6a7b8c";
+    let slug: String = dir
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    transcript(
+        &ana,
+        &format!(".claude/projects/{slug}/{id}.jsonl"),
+        &[
+            claude_record(id, dir, "user", FIRST, 1),
+            claude_record(id, dir, "assistant", ANSWER, 2),
+        ],
+    );
+    ana.index();
+    ana.ok(&["team", "push"]);
+
+    let ben = crate::team::machine(&server, "ben", "desk", "");
+    ben.ok(&["team", "pull"]);
+    let pulled = ben.ok(&["sessions", "--origin", "ana", "--json"]).json();
+    let session = pulled["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["harness"] == "claude")
+        .unwrap_or_else(|| panic!("ana's Claude Code session was not pulled: {pulled:#}"));
+    let deja_id = session["id"].as_str().unwrap().to_string();
+    let plain = ben.run(&["resume", &deja_id]);
+    assert_eq!(
+        plain.code, 2,
+        "{}
+{}",
+        plain.stdout, plain.stderr
+    );
+    assert!(plain.stderr.contains("another machine"), "{}", plain.stderr);
+
+    let written = ben.ok(&["resume", &deja_id, "--write-back"]);
+    let path = ben.home.join(format!(".claude/projects/{slug}/{id}.jsonl"));
+    assert!(
+        path.is_file(),
+        "{}
+{}",
+        written.stdout,
+        written.stderr
+    );
+    assert_eq!(
+        written.stdout,
+        format!("cd {dir} && claude --resume {id}\n"),
+        "{}",
+        written.stderr
+    );
+
+    let run_dir = ben.home.parent().unwrap().join("run");
+    let model = ModelServer::start(&run_dir, &json!([{ "text": "Resumed." }]));
+    Agent::Claude.configure(&ben, &model.url);
+    let resumed = run_agent(
+        Agent::Claude.command(&ben, &model.url, &project, NEXT, &["--resume", id]),
+        &run_dir,
+        "claude-pulled",
+    );
+    let requests = model.requests();
+    assert_eq!(
+        resumed.code,
+        0,
+        "{}\n{}\nrequests:\n{}",
+        resumed.stdout,
+        resumed.stderr,
+        summary(&requests)
+    );
+    let convo = conversation(&requests);
+    let text = body(convo.first().expect("no conversation request"));
+    for earlier in [FIRST, ANSWER, NEXT] {
+        assert!(
+            text.contains(&in_json(earlier)),
+            "the first request after the resume lacks {earlier:?}"
+        );
+    }
+}
+
 /// Sessions whose id or directory would place a file outside the agent's
 /// folder (`..`, slashes, control characters, a relative directory) are
 /// refused with exit 2 naming the value, and no file appears anywhere.

@@ -1,6 +1,6 @@
-//! What a session must be to be written back: an id that is a plain file
-//! name, an absolute directory without `..`, `.` or control characters, and
-//! at least one message. Values from the store (or from a teammate) never
+//! What a session must be to be written back: not a subagent's, an id that
+//! is a plain file name, an absolute directory without `..`, `.` or control
+//! characters, and at least one message. Values from the store (or from a teammate) never
 //! choose where a file lands.
 
 use deja_model::{Message, Session};
@@ -43,6 +43,11 @@ fn shown(value: &str) -> String {
 
 /// Checks `session`.
 pub fn check(session: &Session) -> Result<Checked<'_>, Error> {
+    if let Some(parent) = &session.parent_id {
+        return Err(Error::Subagent {
+            parent: parent.clone(),
+        });
+    }
     let id = session.native_id.as_str();
     let unsafe_id = |why| Error::Unsafe {
         what: "id",
@@ -208,6 +213,13 @@ mod tests {
             check(&session("id1", None)),
             Err(Error::NoDirectory { .. })
         ));
+    }
+
+    #[test]
+    fn a_subagents_session_is_refused_naming_its_parent() {
+        let mut s = session("agent-1", Some("/home/ann"));
+        s.parent_id = Some("p-1".into());
+        assert!(matches!(check(&s), Err(Error::Subagent { parent }) if parent == "p-1"));
     }
 
     #[test]

@@ -37,6 +37,12 @@ pub enum Error {
         /// The harness.
         harness: String,
     },
+    /// A subagent's session, which its agent resumes only within its parent.
+    #[error("this is a subagent's session, which its agent resumes only as part of session `{parent}`: write that one back instead")]
+    Subagent {
+        /// deja's id of the session that started it.
+        parent: String,
+    },
     /// Nothing to write.
     #[error("the session has no messages to write back")]
     NoMessages,

@@ -326,6 +326,14 @@ fn transcript(sb: &Sandbox, rel: &str, lines: &[Value]) -> PathBuf {
     sb.write(rel, text)
 }
 
+/// Claude Code's folder name for directory `dir` (ASCII): each character
+/// that is not a letter or digit becomes `-`.
+fn claude_folder(dir: &str) -> String {
+    dir.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
 /// A Claude Code record of `session` in `cwd`.
 fn claude_record(session: &str, cwd: &str, role: &str, text: &str, n: u32) -> Value {
     let content = if role == "user" {
@@ -360,10 +368,7 @@ fn a_session_pulled_from_a_teammate_is_written_back_and_resumed_here() {
     let project = std::fs::canonicalize(ana.home.join("work/billing")).unwrap();
     let dir = project.to_str().unwrap();
     let id = "7d0c2a51-3f0e-4c1a-9b7e-2f4d5e6a7b8c";
-    let slug: String = dir
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
+    let slug = claude_folder(dir);
     transcript(
         &ana,
         &format!(".claude/projects/{slug}/{id}.jsonl"),
@@ -435,6 +440,57 @@ fn a_session_pulled_from_a_teammate_is_written_back_and_resumed_here() {
             "the first request after the resume lacks {earlier:?}"
         );
     }
+}
+
+/// `--write-back --run`: the file is written, then the agent's resume
+/// command runs in the session's directory (here a stand-in `claude` on
+/// PATH that records its arguments and directory); `--dry-run --run` is
+/// refused by the command line.
+#[test]
+fn write_back_then_run_starts_the_agents_resume_in_the_sessions_directory() {
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let project = sb.home.join("src/app");
+    std::fs::create_dir_all(&project).unwrap();
+    let project = std::fs::canonicalize(&project).unwrap();
+    let dir = project.to_str().unwrap();
+    let id = "3c9e8f10-5b2a-4d6c-8e7f-a1b2c3d4e5f6";
+    let transcript_path = transcript(
+        &sb,
+        &format!(".claude/projects/{}/{id}.jsonl", claude_folder(dir)),
+        &[
+            claude_record(id, dir, "user", FIRST, 1),
+            claude_record(id, dir, "assistant", ANSWER, 2),
+        ],
+    );
+    sb.ok(&["index"]);
+    std::fs::remove_file(&transcript_path).unwrap();
+
+    let bin = sb.home.join("bin");
+    let record = sb.home.join("ran.txt");
+    sb.write(
+        "bin/claude",
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$PWD\" \"$@\" > '{}'\n",
+            record.display()
+        ),
+    );
+    crate::common::set_mode(&bin.join("claude"), 0o755);
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = vec![bin];
+    dirs.extend(std::env::split_paths(&path));
+    sb.env("PATH", std::env::join_paths(dirs).unwrap());
+
+    let refused = sb.run(&["resume", id, "--write-back", "--dry-run", "--run"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(!transcript_path.exists() && !record.exists());
+
+    let ran = sb.ok(&["resume", id, "--write-back", "--run"]);
+    assert!(transcript_path.is_file(), "{}", ran.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&record).unwrap(),
+        format!("{dir}\n--resume\n{id}\n")
+    );
 }
 
 /// Sessions whose id or directory would place a file outside the agent's

@@ -21,6 +21,7 @@ import threading
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
 cfg = json.loads(sys.argv[1])
@@ -76,7 +77,9 @@ for arg in (
     options.add_argument(arg)
 options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
 driver = webdriver.Chrome(service=Service(cfg["chromedriver"]), options=options)
-wait = WebDriverWait(driver, 60)
+# A page replaced while it is read (a form's answer arriving) leaves stale
+# elements behind: such a read is retried, as a person would look again.
+wait = WebDriverWait(driver, 60, ignored_exceptions=[StaleElementReferenceException])
 
 
 def body_text():

@@ -421,6 +421,13 @@ fn recall_in_an_empty_index_says_so_and_where_to_look() {
         out.stderr
     );
     assert!(out.stderr.contains("deja doctor"), "{}", out.stderr);
+    // Not a short list of harnesses: every reader the host loaded is meant.
+    assert!(
+        out.stderr
+            .contains("reads the transcripts of every harness `deja plugins` lists"),
+        "{}",
+        out.stderr
+    );
     assert!(!out.stderr.contains("vector index"), "{}", out.stderr);
 }
 

@@ -121,7 +121,7 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         // Nothing to search: say so, rather than warn about a vector index
         // that an empty store never has.
         output::error("the index holds no session yet");
-        output::hint("`deja index` reads the transcripts of aider, Gemini CLI, Claude Code, Codex and Qwen Code from their usual places; `deja doctor` lists where it looked");
+        output::hint("`deja index` reads the transcripts of every harness `deja plugins` lists, from where each keeps them; `deja doctor` lists where it looked");
         return Ok(ExitStatus::NoResults);
     }
     let mode = args

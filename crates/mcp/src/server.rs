@@ -21,7 +21,7 @@ use super::tools::{self, Answer, CallError, Limits};
 
 /// What the server tells the model about when and how to use it.
 pub const INSTRUCTIONS: &str = "deja is the memory of past coding-agent sessions on this machine \
-(aider, Gemini CLI, Claude Code, Codex CLI, Qwen Code). Call `recall` when the user refers to earlier \
+(Claude Code, Codex CLI, Gemini CLI, aider, OpenCode, Cursor and every other harness deja reads). Call `recall` when the user refers to earlier \
 work (\"like last time\", \"that bug we fixed\", \"what did we decide about ...\"), before debugging an \
 error that may have been seen before, and before re-deciding something that may already have been \
 settled. Read the messages around a hit with `session` (its session id and message index). Ask `blame` \

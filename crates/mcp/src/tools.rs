@@ -112,7 +112,8 @@ pub fn definitions() -> Vec<(&'static str, &'static str, Value)> {
     vec![
         (
             "recall",
-            "Search the memory of past coding-agent sessions (aider, Gemini CLI, Claude Code, Codex, Qwen Code) \
+            "Search the memory of past coding-agent sessions (Claude Code, Codex, Gemini CLI, aider, OpenCode, Cursor \
+             and every other harness deja reads) \
              by meaning and by words. Returns hits from several sessions: session id, harness, project, date, \
              role, message id and index, and a snippet. Read a hit's surroundings with the `session` tool.",
             json!({

@@ -479,4 +479,37 @@ fn show_names_a_sessions_subagents() {
         .find(|l| l.starts_with("subagents "))
         .unwrap_or_else(|| panic!("{shown}"));
     assert!(line.contains(child_id), "{line}");
+    assert_eq!(child["parent_id"], parent_id);
+
+    // Listed and found as sub-agent work, never as a session the person started.
+    let text = sb.ok(&["sessions"]).stdout;
+    let line_of = |id: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{id} ")))
+            .unwrap_or_else(|| panic!("{id} in\n{text}"))
+            .to_string()
+    };
+    assert!(
+        line_of(child_id).contains(&format!("(sub-agent of {parent_id})")),
+        "{text}"
+    );
+    assert!(!line_of(parent_id).contains("sub-agent"), "{text}");
+    let found = sb
+        .ok(&["recall", "usual places", "--mode", "lexical", "--json"])
+        .json();
+    let hit = found["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| {
+            h["session_id"]
+                .as_str()
+                .is_some_and(|id| id.starts_with(&format!("{parent_id}-agent-")))
+        })
+        .unwrap_or_else(|| panic!("{found}"));
+    assert_eq!(hit["parent_id"], parent_id);
+    let out = sb
+        .ok(&["recall", "usual places", "--mode", "lexical"])
+        .stdout;
+    assert!(out.contains(&format!("sub-agent of {parent_id}")), "{out}");
 }

@@ -170,6 +170,7 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
     let rows: Vec<i64> = hits.iter().map(|h| h.session_row).collect();
     let in_code_folders = engine.store().in_code_folders(&rows)?;
     let approximate = engine.store().dated_by_file_time(&rows)?;
+    let parents = engine.store().parents_of(&rows)?;
     // The process ends right after this command, without running library
     // destructors (see `deja_core::exit`); tearing the loaded model down here
     // would cost tens of milliseconds of a cold recall.
@@ -195,7 +196,13 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
         output::print_json(&json::recall::Recall {
             hits: hits
                 .iter()
-                .map(|h| json::recall::Hit::of(h, approximate.contains(&h.session_row)))
+                .map(|h| {
+                    json::recall::Hit::of(
+                        h,
+                        approximate.contains(&h.session_row),
+                        parents.get(&h.session_row).map(String::as_str),
+                    )
+                })
                 .collect(),
             missing_half,
             mode: answer.mode.as_str(),
@@ -206,7 +213,12 @@ pub fn run(app: &App, args: &RecallArgs) -> Result<ExitStatus> {
             withheld,
         })?;
     } else {
-        print_hits(&hits, &query, &in_code_folders, &approximate);
+        let labels = Labels {
+            in_code_folders: &in_code_folders,
+            approximate: &approximate,
+            parents: &parents,
+        };
+        print_hits(&hits, &query, &labels);
     }
     Ok(if hits.is_empty() {
         if !args.json {
@@ -264,14 +276,18 @@ pub fn by_session(hits: &[Hit]) -> Vec<Vec<&Hit>> {
     groups
 }
 
-/// Prints the hits; a session of `in_code_folders` (by row) is labelled as
-/// found in a code folder, one of `approximate` has its date after `about`.
-fn print_hits(
-    hits: &[Hit],
-    query: &str,
-    in_code_folders: &std::collections::HashSet<i64>,
-    approximate: &std::collections::HashSet<i64>,
-) {
+/// What the store says of the hits' sessions, by session row, for their labels.
+struct Labels<'a> {
+    /// Found in a code folder.
+    in_code_folders: &'a std::collections::HashSet<i64>,
+    /// Dated only by the transcript's time: the date follows `about`.
+    approximate: &'a std::collections::HashSet<i64>,
+    /// Sub-agent work, with the deja id of the session that started it.
+    parents: &'a std::collections::HashMap<i64, String>,
+}
+
+/// Prints the hits, each session labelled as `labels` says.
+fn print_hits(hits: &[Hit], query: &str, labels: &Labels) {
     let s = Style::stdout();
     let terms = lexical::terms(query);
     for (n, group) in by_session(hits).iter().enumerate() {
@@ -281,8 +297,14 @@ fn print_hits(
             Some(o) => format!(" · from {}", deja_render::term::line(o)),
             None => String::new(),
         };
-        if in_code_folders.contains(&first.session_row) {
+        if labels.in_code_folders.contains(&first.session_row) {
             origin.push_str(" · found in a code folder");
+        }
+        if let Some(parent) = labels.parents.get(&first.session_row) {
+            origin.push_str(&format!(
+                " · sub-agent of {}",
+                deja_render::term::line(parent)
+            ));
         }
         // The session's best message decides: a weak one may not answer.
         if first.weak {
@@ -294,7 +316,10 @@ fn print_hits(
             s.cyan(&deja_render::term::line(&first.session_id)),
             deja_render::term::line(&first.harness),
             deja_render::term::line(&project),
-            output::dated(first.started_at, approximate.contains(&first.session_row)),
+            output::dated(
+                first.started_at,
+                labels.approximate.contains(&first.session_row)
+            ),
             origin,
         );
         for h in group {

@@ -97,6 +97,12 @@ pub fn print_rows(rows: &[deja_store::SessionRow]) {
         if r.in_code_folder {
             gone.push_str(" (found in a code folder)");
         }
+        if let Some(parent) = &r.parent_id {
+            gone.push_str(&format!(
+                " (sub-agent of {})",
+                deja_render::term::line(parent)
+            ));
+        }
         let room = match terminal {
             Some((columns, _)) => columns
                 .saturating_sub(

@@ -423,6 +423,26 @@ impl Store {
         self.rows_where("date_approximate", rows)
     }
 
+    /// The parents (deja ids) of those of the session rows `rows` that are
+    /// sub-agent sessions, for labelling them as sub-agent work.
+    pub fn parents_of(&self, rows: &[i64]) -> Result<std::collections::HashMap<i64, String>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT parent_id FROM sessions WHERE id = ?1")
+            .map_err(|e| self.wrap(e))?;
+        let mut out = std::collections::HashMap::new();
+        for &row in rows {
+            let found: Option<Option<String>> = stmt
+                .query_row([row], |r| r.get(0))
+                .optional()
+                .map_err(|e| self.wrap(e))?;
+            if let Some(Some(parent)) = found {
+                out.insert(row, parent);
+            }
+        }
+        Ok(out)
+    }
+
     /// Which of the session rows `rows` have the flag `column` set.
     fn rows_where(&self, column: &str, rows: &[i64]) -> Result<std::collections::HashSet<i64>> {
         let mut stmt = self

@@ -43,6 +43,9 @@ pub struct Hit<'a> {
     pub more_in_session: usize,
     /// Who published the session in the team store (`user@machine`); null for this machine's own.
     pub origin: Option<&'a str>,
+    /// The deja id of the session that started this one, for sub-agent
+    /// work; null for a session the person started.
+    pub parent_id: Option<&'a str>,
     /// Where the session ran.
     pub project: Project<'a>,
     /// 1-based rank.
@@ -68,8 +71,9 @@ pub struct Hit<'a> {
 
 impl<'a> Hit<'a> {
     /// The hit `h`, whose session's date is approximate when
-    /// `date_approximate` says so (the store knows it, not the hit).
-    pub fn of(h: &'a deja_recall::Hit, date_approximate: bool) -> Self {
+    /// `date_approximate` says so, and whose session is sub-agent work of
+    /// `parent_id` (the store knows both, not the hit).
+    pub fn of(h: &'a deja_recall::Hit, date_approximate: bool, parent_id: Option<&'a str>) -> Self {
         Hit {
             date_approximate,
             duplicates: &h.duplicates,
@@ -78,6 +82,7 @@ impl<'a> Hit<'a> {
             message_index: h.message_index,
             more_in_session: h.more_in_session,
             origin: h.origin.as_deref(),
+            parent_id,
             project: Project::from(&h.project),
             rank: h.rank,
             role: &h.role,
@@ -101,7 +106,7 @@ mod tests {
     fn field_names() {
         let h = hit();
         let out = Recall {
-            hits: vec![Hit::of(&h, false)],
+            hits: vec![Hit::of(&h, false, None)],
             missing_half: None,
             mode: "hybrid",
             query: "q".into(),
@@ -131,6 +136,7 @@ mod tests {
                 "message_index",
                 "more_in_session",
                 "origin",
+                "parent_id",
                 "project",
                 "rank",
                 "role",

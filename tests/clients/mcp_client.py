@@ -43,7 +43,7 @@ async def main(deja):
 
             tools = await session.list_tools()
             names = sorted(t.name for t in tools.tools)
-            check("four tools", names == ["blame", "recall", "session", "sessions"], names)
+            check("five tools", names == ["blame", "recall", "recap", "session", "sessions"], names)
 
             result = await session.call_tool("recall", {"query": "firms peeking at each other's financials"})
             check("recall succeeds", not result.is_error, text_of(result))

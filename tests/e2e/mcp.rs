@@ -168,7 +168,7 @@ fn raw_json_rpc_errors_and_disconnects_never_crash_or_corrupt() {
     let list = raw.receive();
     assert_eq!(
         list["result"]["tools"].as_array().unwrap().len(),
-        4,
+        5,
         "{list}"
     );
     let (status, stderr) = raw.finish();

@@ -7,6 +7,7 @@
 //! - [`tools`]: the tools `recall`, `session` and `sessions`.
 //! - Recalled text is framed as untrusted data and bounded by `deja_render`.
 //! - [`blame`]: the tool `blame`, the sessions that edited a file.
+//! - [`recap`]: the tool `recap`, what was done in a period.
 //! - [`fresh`]: the background index that keeps the store fresh.
 //! - [`own`]: the asking agent's live session, never an answer.
 
@@ -26,6 +27,7 @@ macro_rules! eprintln {
 pub mod blame;
 pub mod fresh;
 pub mod own;
+pub mod recap;
 pub mod server;
 pub mod tools;
 

@@ -233,7 +233,7 @@ fn date(value: &Option<String>, name: &str) -> Result<Option<i64>, CallError> {
 
 /// An unknown `harness` or a `project` no session belongs to is the
 /// caller's mistake: the error names what exists, so the model can retry.
-fn check_scope(store: &Store, filter: &SessionFilter) -> Result<(), CallError> {
+pub(crate) fn check_scope(store: &Store, filter: &SessionFilter) -> Result<(), CallError> {
     let fail = |e: deja_store::StoreError| bad(e.to_string());
     if let Some(h) = &filter.harness {
         let indexed = store.harness_counts().map_err(fail)?;

@@ -131,12 +131,27 @@ impl Recap {
         period: Period,
         project: Option<&str>,
     ) -> deja_store::Result<Recap> {
-        let filter = SessionFilter {
+        let scope = SessionFilter {
             project: project.map(str::to_string),
-            since: Some(period.since),
-            until: Some(period.until),
             ..SessionFilter::default()
         };
+        Recap::gather_in(store, period, &scope)
+    }
+
+    /// The period's record of the sessions `scope` keeps (its project,
+    /// harness, origin, exclusions; its dates are the period's), and the
+    /// sessions forgotten in it of `scope`'s project.
+    pub fn gather_in(
+        store: &Store,
+        period: Period,
+        scope: &SessionFilter,
+    ) -> deja_store::Result<Recap> {
+        let filter = SessionFilter {
+            since: Some(period.since),
+            until: Some(period.until),
+            ..scope.clone()
+        };
+        let project = scope.project.as_deref();
         let mut rows = store.sessions(&filter, None)?;
         rows.sort_by(|a, b| (a.started_at, &a.id).cmp(&(b.started_at, &b.id)));
         let mut edits: BTreeMap<i64, Vec<String>> = BTreeMap::new();

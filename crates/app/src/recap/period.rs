@@ -24,16 +24,27 @@ impl Period {
         until: Option<&str>,
         now: DateTime<Utc>,
     ) -> Result<Period, String> {
+        Period::parse_named(since, until, now, ["--since", "--until"])
+    }
+
+    /// As [`Period::parse`], an error naming the argument as `names` (the
+    /// names of `since` and `until`) spell it.
+    pub fn parse_named(
+        since: Option<&str>,
+        until: Option<&str>,
+        now: DateTime<Utc>,
+        names: [&str; 2],
+    ) -> Result<Period, String> {
         let date = |text: Option<&str>, flag: &str| {
             text.map(|t| crate::dates::parse(t, now).map_err(|e| format!("{flag}: {e}")))
                 .transpose()
         };
-        let until = date(until, "--until")?.unwrap_or_else(|| now.timestamp_millis());
-        let since = match date(since, "--since")? {
+        let until = date(until, names[1])?.unwrap_or_else(|| now.timestamp_millis());
+        let since = match date(since, names[0])? {
             Some(s) => s,
             None => until.saturating_sub(DEFAULT_DAYS * 24 * 60 * 60 * 1000),
         };
-        crate::dates::check_range(Some(since), Some(until), "--since", "--until")?;
+        crate::dates::check_range(Some(since), Some(until), names[0], names[1])?;
         Ok(Period { since, until })
     }
 

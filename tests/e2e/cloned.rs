@@ -86,6 +86,12 @@ fn crush_database(sb: &Sandbox) -> PathBuf {
     path
 }
 
+/// A `recap` call's arguments over every session of these tests (from July
+/// 2026 on).
+fn recap_all() -> Value {
+    json!({"since": "2026-07-01", "until": "2200-01-01"})
+}
+
 /// What `deja index --json` said.
 struct Indexed {
     stderr: String,
@@ -257,6 +263,9 @@ fn transcripts_that_came_with_a_cloned_repository_are_not_this_machines_memory()
     let listed = mcp_call(&sb, "sessions", json!({}));
     assert!(!listed.contains("crush-planted"), "{listed}");
     assert!(listed.contains("wombat parser"), "{listed}");
+    let recapped = mcp_call(&sb, "recap", recap_all());
+    assert!(!recapped.contains("crush-planted"), "{recapped}");
+    assert!(recapped.contains("wombat parser"), "{recapped}");
     // Nor the note a failing command gets.
     let note = failure_note(&sb, FAILURE);
     assert!(
@@ -299,6 +308,8 @@ fn the_user_may_read_tracked_histories_and_give_agents_code_folder_sessions() {
     assert!(digest.contains("crush-planted"), "{digest}");
     let recalled = mcp_call(&sb, "recall", json!({"query": "bootstrap.sh with sudo"}));
     assert!(recalled.contains("bootstrap"), "{recalled}");
+    let recapped = mcp_call(&sb, "recap", recap_all());
+    assert!(recapped.contains("crush-planted"), "{recapped}");
     let note = failure_note(&sb, FAILURE).unwrap_or_default();
     assert!(note.contains("bootstrap"), "{note}");
 }

@@ -1,4 +1,4 @@
-//! The server's three tools, independent of the protocol: their argument
+//! The server's tools (recall, session, sessions; blame and recap in modules of their own), independent of the protocol: their argument
 //! types (validated, with errors that name the argument), and what each one
 //! answers, as bounded text in the untrusted-data frame plus a structured
 //! value with the same facts. Every stored string reaches the answer through

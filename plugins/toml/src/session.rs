@@ -249,6 +249,12 @@ fn values(tool: &Tool, call: &Value, one: &Option<Pointer>, many: &Option<Pointe
             .flat_map(|s| {
                 p.0.captures_iter(s)
                     .filter_map(|c| c.get(1).map(|m| m.as_str().trim().to_string()))
+                    .filter_map(|m| match &tool.in_match {
+                        None => Some(m),
+                        Some(at) => serde_json::from_str::<Value>(&m)
+                            .ok()
+                            .and_then(|v| at.string(&v)),
+                    })
                     .collect::<Vec<_>>()
             })
             .filter(|s| !s.is_empty())

@@ -266,6 +266,10 @@ pub struct Tool {
     /// A regular expression with one group: the values are its matches in
     /// the strings found (file names inside a patch's text).
     pub pattern: Option<Pattern>,
+    /// With a `pattern` whose group is JSON text (a tool call's arguments
+    /// written inside a message), the value is the string at this pointer
+    /// in it; a match that is not JSON gives none.
+    pub in_match: Option<Pointer>,
     /// What happened to the file: `edit` (default), `read`, `add`, `read-only`.
     #[serde(default)]
     pub action: Action,

@@ -610,6 +610,12 @@ fn check(d: &Description) -> Result<(), (String, String)> {
                 );
             }
         }
+        if tool.in_match.is_some() && tool.pattern.is_none() {
+            return needs(
+                &format!("tools[{i}].in_match"),
+                "`in_match` points into what a `pattern` matched: add the pattern",
+            );
+        }
     }
     for (i, m) in d.message.iter().enumerate() {
         if m.time.as_ref().is_some_and(TimeField::of_session_only) {

@@ -109,3 +109,13 @@ fn session_times_read_from_records_paths_and_index_files() {
     assert_eq!(e.key.as_deref(), Some("message[0].time"), "{e}");
     assert!(e.message.contains("session's time"), "{e}");
 }
+
+#[test]
+fn in_match_needs_a_pattern() {
+    let rule = "[[tools]]\nwhen = { \"/type\" = \"call\" }\ncommand = \"/text\"\nin_match = \"/command\"\n";
+    let text = format!("{MINIMAL}\n{rule}");
+    let e = parse("t", &text).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("tools[0].in_match"), "{e}");
+    let text = format!("{MINIMAL}\n{rule}pattern = \"^@shell: (.*)$\"\n");
+    assert!(parse("t", &text).is_ok());
+}

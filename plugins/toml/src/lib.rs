@@ -58,6 +58,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("pi.toml", include_str!("../readers/pi.toml")),
     ("crush.toml", include_str!("../readers/crush.toml")),
     ("droid.toml", include_str!("../readers/droid.toml")),
+    (
+        "command-code.toml",
+        include_str!("../readers/command-code.toml"),
+    ),
     ("goose.toml", include_str!("../readers/goose.toml")),
     ("zed.toml", include_str!("../readers/zed.toml")),
     ("amp.toml", include_str!("../readers/amp.toml")),

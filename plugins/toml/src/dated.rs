@@ -1,9 +1,11 @@
 //! A session's times where the description says they are
 //! ([`TimeField`]): in its records, in the transcript's path, or in an
-//! index file beside the transcript that lists sessions with their times.
+//! index file beside the transcript that lists sessions with their times;
+//! and the other values such an index holds for a session (its folder,
+//! title or parent: [`value_in_index`]).
 //!
 //! An index file is read once for all the transcripts beside it: what it
-//! maps (session id to time) is kept while the file's size and
+//! maps (session id to the entry's value) is kept while the file's size and
 //! modification time stay the same, so a folder of N sessions reads its
 //! index once, not N times. Like every side file it is read only when it
 //! is a regular file of bounded size ([`crate::place::read_small`]); an
@@ -41,11 +43,25 @@ pub fn of(field: &TimeField, group: &Group, path: &str, id: &str) -> Option<i64>
             let found = pattern.0.captures(&unified)?.get(1)?.as_str().to_string();
             time::ms(&Value::String(found))
         }
-        TimeField::InIndex(index) => {
-            let file = Path::new(path).parent()?.join(&index.file);
-            times_in(index, &file)?.get(id).copied()
-        }
+        TimeField::InIndex(index) => time::ms(&value_in_index(index, path, id)?),
         TimeField::FirstOf(fields) => fields.iter().find_map(|f| of(f, group, path, id)),
+    }
+}
+
+/// The value at `index.at` in the entry for session `id` of the index
+/// file beside the transcript at `path`.
+pub fn value_in_index(index: &Index, path: &str, id: &str) -> Option<Value> {
+    let file = Path::new(path).parent()?.join(&index.file);
+    values_in(index, &file)?.get(id).cloned()
+}
+
+/// The string at `index.at` in session `id`'s entry (a number is written
+/// out; a blank string is none).
+pub fn string_in_index(index: &Index, path: &str, id: &str) -> Option<String> {
+    match value_in_index(index, path, id)? {
+        Value::String(s) => Some(s.trim().to_string()).filter(|s| !s.is_empty()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
     }
 }
 
@@ -53,12 +69,12 @@ pub fn of(field: &TimeField, group: &Group, path: &str, id: &str) -> Option<i64>
 struct Read {
     len: u64,
     modified: Option<SystemTime>,
-    times: Arc<HashMap<String, i64>>,
+    times: Arc<HashMap<String, Value>>,
 }
 
-/// The session ids and times `index` finds in `file`, read again only
-/// when the file changed.
-fn times_in(index: &Index, file: &Path) -> Option<Arc<HashMap<String, i64>>> {
+/// The session ids and their values `index` finds in `file`, read again
+/// only when the file changed.
+fn values_in(index: &Index, file: &Path) -> Option<Arc<HashMap<String, Value>>> {
     type Kept = HashMap<(PathBuf, String), Read>;
     static KEPT_FILES: OnceLock<Mutex<Kept>> = OnceLock::new();
     let meta = std::fs::metadata(file).ok()?;
@@ -94,8 +110,8 @@ fn times_in(index: &Index, file: &Path) -> Option<Arc<HashMap<String, i64>>> {
 }
 
 /// Reads `file` as `index` describes it: each entry's id (a string or a
-/// number) and time; entries without either are left out.
-fn read_index(index: &Index, file: &Path) -> Option<HashMap<String, i64>> {
+/// number) and value; entries without either are left out.
+fn read_index(index: &Index, file: &Path) -> Option<HashMap<String, Value>> {
     let bytes = crate::place::read_small(file, MAX_INDEX_BYTES)?;
     let (text, _) = text::decode(&bytes);
     let document: Value = serde_json::from_str(&text).ok()?;
@@ -115,7 +131,7 @@ fn read_index(index: &Index, file: &Path) -> Option<HashMap<String, i64>> {
                     Value::Number(n) => n.to_string(),
                     _ => return None,
                 };
-                let at = time::ms(index.at.get(entry)?.as_ref())?;
+                let at = index.at.get(entry)?.into_owned();
                 Some((id, at))
             })
             .collect(),
@@ -150,27 +166,50 @@ mod tests {
             "not an entry"
         ]);
         std::fs::write(&file, entries.to_string()).unwrap();
-        let times = times_in(&index(), &file).unwrap();
-        assert_eq!(times.get("a"), Some(&1_734_000_000_000));
-        assert_eq!(times.get("b"), Some(&1_734_000_000_000));
-        assert_eq!(times.get("c"), Some(&1_734_000_000_000));
-        assert_eq!(times.len(), 3);
+        let transcript = dir.path().join("a.json");
+        let transcript = transcript.to_str().unwrap();
+        let time_of =
+            |id: &str| value_in_index(&index(), transcript, id).and_then(|v| time::ms(&v));
+        assert_eq!(time_of("a"), Some(1_734_000_000_000));
+        assert_eq!(time_of("b"), Some(1_734_000_000_000));
+        assert_eq!(time_of("c"), Some(1_734_000_000_000));
+        assert_eq!(time_of("d"), None);
+        assert_eq!(values_in(&index(), &file).unwrap().len(), 4);
         // Rewritten (another size): read again.
         std::fs::write(
             &file,
             json!([{"sessionId": "a", "dateCreated": 5_000_000_000_000i64}]).to_string(),
         )
         .unwrap();
-        assert_eq!(
-            times_in(&index(), &file).unwrap().get("a"),
-            Some(&5_000_000_000_000)
-        );
+        assert_eq!(time_of("a"), Some(5_000_000_000_000));
         // Not a list, not JSON, not there: no times.
         std::fs::write(&file, "{\"sessionId\": \"a\"}").unwrap();
-        assert!(times_in(&index(), &file).is_none());
+        assert!(values_in(&index(), &file).is_none());
         std::fs::write(&file, "[{").unwrap();
-        assert!(times_in(&index(), &file).is_none());
-        assert!(times_in(&index(), &dir.path().join("gone.json")).is_none());
+        assert!(values_in(&index(), &file).is_none());
+        assert!(values_in(&index(), &dir.path().join("gone.json")).is_none());
+    }
+
+    #[test]
+    fn an_index_gives_a_session_its_folder_as_a_string() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("sessions.json"),
+            json!([{"sessionId": "a", "dateCreated": "/w/app"}, {"sessionId": 7, "dateCreated": 12}, {"sessionId": "b", "dateCreated": " "}]).to_string(),
+        )
+        .unwrap();
+        let transcript = dir.path().join("x.json");
+        let transcript = transcript.to_str().unwrap();
+        assert_eq!(
+            string_in_index(&index(), transcript, "a").as_deref(),
+            Some("/w/app")
+        );
+        assert_eq!(
+            string_in_index(&index(), transcript, "7").as_deref(),
+            Some("12")
+        );
+        assert_eq!(string_in_index(&index(), transcript, "b"), None);
+        assert_eq!(string_in_index(&index(), transcript, "c"), None);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Whether a file is the described harness's: its name matches `detect.names`
-//! (by default the last component of each `files.glob`) and its first bytes
+//! (by default the last component of each `files.glob`) and its path one of
+//! `detect.paths` when there are any, and its first bytes
 //! hold every `detect.contains` string, and a sqlite source's file starts as
 //! a SQLite database does.
 
@@ -23,6 +24,9 @@ pub fn score(d: &Description, path: &str, head: &[u8]) -> u8 {
     } else {
         d.detect.names.iter().any(|g| g.matcher.is_match(name))
     };
+    let unified = path.replace('\\', "/");
+    let named = named
+        && (d.detect.paths.is_empty() || d.detect.paths.iter().any(|p| p.0.is_match(&unified)));
     let linked = d.source.linked.as_ref().is_some_and(|l| l.applies(path));
     if d.source.kind == Kind::Sqlite && !linked && !head.starts_with(SQLITE_MAGIC) {
         return 0;

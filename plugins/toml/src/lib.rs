@@ -71,6 +71,12 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "copilot-chat.toml",
         include_str!("../readers/copilot-chat.toml"),
     ),
+    (
+        "cline-vscode.toml",
+        include_str!("../readers/cline-vscode.toml"),
+    ),
+    ("roo-code.toml", include_str!("../readers/roo-code.toml")),
+    ("kilo-code.toml", include_str!("../readers/kilo-code.toml")),
 ];
 
 /// Descriptions already read, by origin and text.

@@ -35,7 +35,8 @@ pub fn of(field: &Field, path: &str) -> Option<Option<String>> {
             })
         }
         Field::InFile { file, at } => Some(in_file(path, file, at)),
-        Field::At(_) | Field::Capture { .. } | Field::FirstOf(_) => None,
+        Field::InFileText { file, pattern } => Some(in_file_text(path, file, pattern)),
+        Field::At(_) | Field::Capture { .. } | Field::InIndex(_) | Field::FirstOf(_) => None,
     }
 }
 
@@ -54,11 +55,39 @@ fn in_file(path: &str, file: &str, at: &Pointer) -> Option<String> {
     at.string(&value)
 }
 
+/// The first group of `pattern` in the first [`MAX_BESIDE`] bytes of the
+/// file `file` relative to the folder of the transcript at `path`.
+fn in_file_text(path: &str, file: &str, pattern: &crate::description::Pattern) -> Option<String> {
+    let beside = Path::new(path).parent()?.join(file);
+    let bytes = read_head(&beside, MAX_BESIDE)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let value = pattern
+        .0
+        .captures(&text)?
+        .get(1)?
+        .as_str()
+        .trim()
+        .to_string();
+    (!value.is_empty()).then_some(value)
+}
+
+/// The first `max` bytes of the regular file at `path` (all of a smaller
+/// one), checked as [`read_small`] checks.
+pub(crate) fn read_head(path: &Path, max: u64) -> Option<Vec<u8>> {
+    read_checked(path, max, true)
+}
+
 /// The bytes of the regular file at `path` when it holds at most `max`;
 /// none for anything else: a FIFO (whose open would wait for a writer) or
 /// a device is refused before it is opened, and the open handle is checked
 /// again (the path may have changed in between) and read through a bound.
 pub(crate) fn read_small(path: &Path, max: u64) -> Option<Vec<u8>> {
+    read_checked(path, max, false)
+}
+
+/// A regular file's bytes up to `max`: its first `max` when `head`, else
+/// none for a larger file.
+fn read_checked(path: &Path, max: u64, head: bool) -> Option<Vec<u8>> {
     use std::io::Read;
     if !std::fs::metadata(path).ok()?.is_file() {
         return None;
@@ -73,13 +102,12 @@ pub(crate) fn read_small(path: &Path, max: u64) -> Option<Vec<u8>> {
     }
     let file = options.open(path).ok()?;
     let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.len() > max {
+    if !meta.is_file() || (!head && meta.len() > max) {
         return None;
     }
     let mut bytes = Vec::new();
-    file.take(max.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .ok()?;
+    let limit = if head { max } else { max.saturating_add(1) };
+    file.take(limit).read_to_end(&mut bytes).ok()?;
     (u64::try_from(bytes.len()).ok()? <= max).then_some(bytes)
 }
 
@@ -290,6 +318,30 @@ mod tests {
         assert_eq!(kept.get("home-me-later", later), None);
         kept.put("home-me-x", Some("/home/me/x".into()), later);
         assert_eq!(kept.0.len(), 1, "the old answer is dropped");
+    }
+
+    #[test]
+    fn a_pattern_is_found_in_the_head_of_a_large_side_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let transcript = dir.path().join("ui.json");
+        let transcript = transcript.to_str().unwrap();
+        let pattern = crate::description::Pattern::grouped(r"Directory \((.+?)\)", "x").unwrap();
+        let mut text = b"[{\"text\":\"Directory (/w/app) Files\"}".to_vec();
+        text.extend(vec![b' '; (MAX_BESIDE as usize) + 10]);
+        text.extend(b"Directory (/w/late)]");
+        std::fs::write(dir.path().join("api.json"), &text).unwrap();
+        assert_eq!(
+            in_file_text(transcript, "api.json", &pattern).as_deref(),
+            Some("/w/app")
+        );
+        // Only the head is read: a match after it is not found.
+        std::fs::write(dir.path().join("late.json"), &text[40..]).unwrap();
+        assert_eq!(in_file_text(transcript, "late.json", &pattern), None);
+        assert_eq!(in_file_text(transcript, "gone.json", &pattern), None);
+        assert_eq!(
+            read_head(&dir.path().join("api.json"), 4).as_deref(),
+            Some(&b"[{\"t"[..])
+        );
     }
 
     #[cfg(unix)]

@@ -40,23 +40,35 @@ pub fn output(
     Ok(output)
 }
 
+/// Where a field is read: the session's records, the transcript's path,
+/// and the session's id once known (for an index file's entry).
+struct At<'a> {
+    group: &'a Group,
+    path: &'a str,
+    id: Option<&'a str>,
+}
+
 /// The first value of `field` in the group's row, else in its records
 /// (or, for a field of the transcript's place, from `path`).
-fn first(group: &Group, field: &Option<Field>, path: &str) -> Option<String> {
-    field.as_ref().and_then(|f| value_of(group, f, path, false))
+fn first(at: &At, field: &Option<Field>) -> Option<String> {
+    field.as_ref().and_then(|f| value_of(at, f, false))
 }
 
 /// The last value of `field` (a title that was set again wins).
-fn last(group: &Group, field: &Option<Field>, path: &str) -> Option<String> {
-    field.as_ref().and_then(|f| value_of(group, f, path, true))
+fn last(at: &At, field: &Option<Field>) -> Option<String> {
+    field.as_ref().and_then(|f| value_of(at, f, true))
 }
 
-/// The value of `field`: the first of a list that has one; a place's;
-/// else the row's and the records' (the last record first when `latest`,
-/// the row last).
-fn value_of(group: &Group, field: &Field, path: &str, latest: bool) -> Option<String> {
+/// The value of `field`: the first of a list that has one; an index
+/// file's; a place's; else the row's and the records' (the last record
+/// first when `latest`, the row last).
+fn value_of(at: &At, field: &Field, latest: bool) -> Option<String> {
+    let (group, path) = (at.group, at.path);
     if let Field::FirstOf(fields) = field {
-        return fields.iter().find_map(|f| value_of(group, f, path, latest));
+        return fields.iter().find_map(|f| value_of(at, f, latest));
+    }
+    if let Field::InIndex(index) = field {
+        return crate::dated::string_in_index(index, path, at.id?);
     }
     if let Some(value) = place::of(field, path) {
         return value;
@@ -76,7 +88,16 @@ fn value_of(group: &Group, field: &Field, path: &str, latest: bool) -> Option<St
 
 fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option<Session> {
     let s = &d.session;
-    let id = first(group, &s.id, path).or_else(|| fallback_id(path, s.id_fallback))?;
+    let unknown = At {
+        group,
+        path,
+        id: None,
+    };
+    let id = first(&unknown, &s.id).or_else(|| fallback_id(path, s.id_fallback))?;
+    let at = At {
+        id: Some(&id),
+        ..unknown
+    };
     let mut messages: Vec<Message> = Vec::new();
     // The rule and harness id of the last message, to join its parts.
     let mut last_message_id: Option<(usize, String)> = None;
@@ -90,6 +111,8 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
     };
     let started_field = time_of(&s.started);
     let mut clock = started_field.unwrap_or(modified_ms);
+    // The `first` rules that have had their record.
+    let mut taken = vec![false; d.message.len()];
     for record in &group.records {
         if let Some(t) = d
             .message
@@ -107,10 +130,20 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
             if !m.when.is_empty() && !m.when.iter().any(|c| c.matches(record)) {
                 continue;
             }
-            let Some(role) = role_of(m, record) else {
-                continue;
-            };
-            let Some(text) = text_of(m, record) else {
+            if m.first {
+                if taken.get(rule).copied().unwrap_or(true) {
+                    continue;
+                }
+                if let Some(t) = taken.get_mut(rule) {
+                    *t = true;
+                }
+            }
+            // A `first` rule's record is no later rule's.
+            let only = m.first;
+            let (Some(role), Some(text)) = (role_of(m, record), text_of(m, record)) else {
+                if only {
+                    break;
+                }
                 continue;
             };
             // A rule's own time (an answer's, after its request's), else
@@ -139,6 +172,9 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
                 }
             }
             last_message_id = native;
+            if only {
+                break;
+            }
         }
     }
     let started = started_field
@@ -149,21 +185,22 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
         .unwrap_or(started)
         .max(started);
 
-    let dir = first(group, &s.project, path).map(|d| folder(&d));
+    let dir = first(&at, &s.project).map(|d| folder(&d));
     let project = Project {
         name: dir
             .as_deref()
             .and_then(paths::basename)
             .map(RString::from)
             .into(),
-        id: first(group, &s.project_id, path).map(RString::from).into(),
+        id: first(&at, &s.project_id).map(RString::from).into(),
         dir: dir.clone().map(RString::from).into(),
     };
-    let title = last(group, &s.title, path)
+    let title = last(&at, &s.title)
         .filter(|t| !s.title_ignore.iter().any(|p| p.0.is_match(t)))
         .map(|t| t.trim().to_string());
-    let mut session = Session::new(id.clone(), id, started, updated);
-    session.parent_id = first(group, &s.parent, path).map(RString::from).into();
+    let parent = first(&at, &s.parent);
+    let mut session = Session::new(id.clone(), id.clone(), started, updated);
+    session.parent_id = parent.map(RString::from).into();
     session.title = title.map(RString::from).into();
     session.project = project;
     session.messages = messages.into();

@@ -83,6 +83,12 @@ pub struct MessageFields {
     /// The harness's message id; consecutive records with the same id are
     /// one message (their texts joined).
     pub id: Option<Pointer>,
+    /// Only the first record of the session that the rule matches is its
+    /// message, and the rules after it pass that record by: for a harness
+    /// that writes the person's task as it writes the model's text (the
+    /// first `text` record is the task, the others answers).
+    #[serde(default)]
+    pub first: bool,
 }
 
 /// Where a message's role comes from.

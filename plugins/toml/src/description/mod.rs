@@ -191,6 +191,11 @@ pub struct Detect {
     /// Strings the file's first 4 KiB must all hold.
     #[serde(default)]
     pub contains: Vec<String>,
+    /// Regular expressions of which the file's path (written with `/`)
+    /// must match one for its name to count: for harnesses whose files
+    /// share a name and differ in where they are.
+    #[serde(default)]
+    pub paths: Vec<Pattern>,
 }
 
 /// `[source]`: what a file holds.
@@ -339,6 +344,21 @@ pub enum Field {
         /// Where the string is in it.
         at: Pointer,
     },
+    /// The first group of `pattern` in the first MiB of a file beside the
+    /// transcript, read as text: for a value written inside a file too
+    /// large to read whole (`{ file = "api_conversation_history.json",
+    /// pattern = "Directory \\((.+?)\\) Files" }`).
+    InFileText {
+        /// The file, relative to the transcript's folder.
+        file: String,
+        /// A regular expression with one group.
+        pattern: Pattern,
+    },
+    /// The string at `at` in this session's entry of a JSON file beside the
+    /// transcript that lists sessions (the entry whose value at `key` is the
+    /// session's id): `{ file = "../../state/taskHistory.json", key = "/id",
+    /// at = "/cwdOnTaskInitialization" }`.
+    InIndex(Index),
     /// The first of these fields that has a value.
     FirstOf(Vec<Field>),
 }
@@ -353,9 +373,20 @@ impl<'de> Deserialize<'de> for Field {
                 at: String,
                 pattern: String,
             },
+            // Before `InFile`, which has no `key` and would take it.
+            InIndex {
+                file: String,
+                list: Option<String>,
+                key: String,
+                at: String,
+            },
             InFile {
                 file: String,
                 at: String,
+            },
+            InFileText {
+                file: String,
+                pattern: String,
             },
             Folder {
                 folder_of_file: usize,
@@ -369,7 +400,7 @@ impl<'de> Deserialize<'de> for Field {
         }
         let raw = Raw::deserialize(d).map_err(|_| {
             de::Error::custom(
-                "expected a JSON pointer (\"/a/b\"), { at = \"/a/b\", pattern = \"...(group)...\" }, { file = \"../f.json\", at = \"/a\" }, { folder_of_file = N }, { path = \"...(group)...\", slug = true }, or a list of these (the first with a value)",
+                "expected a JSON pointer (\"/a/b\"), { at = \"/a/b\", pattern = \"...(group)...\" }, { file = \"../f.json\", at = \"/a\" }, { file = \"f.json\", pattern = \"...(group)...\" }, { file = \"../sessions.json\", key = \"/id\", at = \"/folder\" } (with `list` = the pointer to the entries when they are not the document), { folder_of_file = N }, { path = \"...(group)...\", slug = true }, or a list of these (the first with a value)",
             )
         })?;
         let grouped =
@@ -384,13 +415,31 @@ impl<'de> Deserialize<'de> for Field {
                 at: Pointer::parse(&at).map_err(de::Error::custom)?,
                 pattern: grouped(&pattern)?,
             }),
-            Raw::InFile { file, .. }
+            Raw::InFile { file, .. } | Raw::InIndex { file, .. } | Raw::InFileText { file, .. }
                 if file.is_empty() || std::path::Path::new(&file).is_absolute() =>
             {
                 Err(de::Error::custom(format!(
                     "`file` is a path relative to the transcript's folder, not `{file}`"
                 )))
             }
+            Raw::InIndex {
+                file,
+                list,
+                key,
+                at,
+            } => {
+                let pointer = |p: &str| Pointer::parse(p).map_err(de::Error::custom);
+                Ok(Field::InIndex(Index {
+                    file,
+                    list: list.as_deref().map(pointer).transpose()?,
+                    key: pointer(&key)?,
+                    at: pointer(&at)?,
+                }))
+            }
+            Raw::InFileText { file, pattern } => Ok(Field::InFileText {
+                file,
+                pattern: grouped(&pattern)?,
+            }),
             Raw::InFile { file, at } => Ok(Field::InFile {
                 file,
                 at: Pointer::parse(&at).map_err(de::Error::custom)?,
@@ -412,7 +461,11 @@ impl Field {
     /// transcript's place, which are not in records: see [`crate::place`]).
     pub fn string(&self, record: &serde_json::Value) -> Option<String> {
         match self {
-            Field::FolderOfFile(_) | Field::InPath { .. } | Field::InFile { .. } => None,
+            Field::FolderOfFile(_)
+            | Field::InPath { .. }
+            | Field::InFile { .. }
+            | Field::InFileText { .. }
+            | Field::InIndex(_) => None,
             Field::FirstOf(fields) => fields.iter().find_map(|f| f.string(record)),
             Field::At(p) => p.string(record),
             Field::Capture { at, pattern } => {

@@ -8,6 +8,7 @@ mod engine;
 mod env;
 mod floor;
 mod generate;
+mod languages;
 mod mcp;
 mod newest;
 mod profile;
@@ -242,12 +243,17 @@ enum Cmd {
         /// Most hits of one session (default: `recall.per_session`'s default; 0: no cap).
         #[arg(long)]
         per_session: Option<usize>,
-        /// Which set: `locomo`, `real` (the real-transcript set) or `both`.
+        /// Which set: `locomo`, `real` (the real-transcript set), `both`, or
+        /// `languages` (queries across languages, on the whole corpus and on
+        /// its Chinese and Japanese histories alone).
         #[arg(long, default_value = "both")]
         set: String,
-        /// Keep the indexed shared corpus (real set) in this folder and reuse it.
+        /// Keep the indexed shared corpus (real and languages sets) in this folder and reuse it.
         #[arg(long)]
         corpus_home: Option<PathBuf>,
+        /// Keep the indexed Chinese and Japanese histories (languages set) in this folder and reuse it.
+        #[arg(long)]
+        cjk_home: Option<PathBuf>,
         /// Only these halves of the real set (`tune`, `report`); default both.
         #[arg(long)]
         half: Option<String>,
@@ -466,6 +472,7 @@ fn main() -> Result<()> {
             per_session,
             set,
             corpus_home,
+            cjk_home,
             half,
             min_similarity,
             min_score,
@@ -562,6 +569,30 @@ fn main() -> Result<()> {
                 if std::env::var_os("DEJA_BENCH_FAILURES").is_some() {
                     for m in &r.misses {
                         eprintln!("MISS {m}");
+                    }
+                }
+            }
+            if set == "languages" {
+                let items = languages::load(&languages::default_set())?;
+                println!("Languages ({} queries)", items.len());
+                let mixed = real::prepare(&deja, &shared, corpus_home.as_deref(), None)?;
+                let cjk = languages::prepare_cjk(&deja, &shared, cjk_home.as_deref())?;
+                for (name, corpus) in [("whole corpus", &mixed), ("CJK histories", &cjk)] {
+                    eprintln!(
+                        "indexed the {name} in {:.1} s",
+                        corpus.index_cost.wall.as_secs_f64()
+                    );
+                    for line in corpus.index_said.lines() {
+                        if line.starts_with("embedded") {
+                            eprintln!("deja index ({name}): {line}");
+                        }
+                    }
+                    let r = languages::evaluate(corpus, &items, &modes, per_session, &tuning)?;
+                    print!("{}", languages::table(name, &r));
+                    if std::env::var_os("DEJA_BENCH_FAILURES").is_some() {
+                        for m in &r.misses {
+                            eprintln!("MISS ({name}) {m}");
+                        }
                     }
                 }
             }

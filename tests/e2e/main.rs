@@ -18,6 +18,7 @@ mod corpus;
 mod demo;
 mod described;
 mod embedding;
+mod extensions;
 mod forget;
 mod golden;
 mod guide;

@@ -181,3 +181,51 @@ fn resume_goes_on_with_the_conversation_by_name() {
     let (argv, _) = common::resume(&c, "2026-12-06-a", Some("/home/me/shop"));
     assert_eq!(argv, vec!["gptme", "--name", "2026-12-06-a"]);
 }
+
+#[test]
+fn a_sub_agents_conversation_is_a_child_of_the_one_that_ran_it() {
+    let dir = testing::fixtures("gptme").join("real-0.35.1-subagent");
+    let parent = "2026-12-06-dancing-yellow-shark";
+    let out = testing::parse_file::<TomlReader>(
+        &dir.join(parent).join("conversation.jsonl"),
+        &context(Path::new("/nonexistent"), &[]),
+    );
+    let s = &out.sessions[0];
+    assert_eq!(s.id.as_str(), parent);
+    assert_eq!(s.parent_id, ROption::RNone);
+    assert_eq!(
+        common::messages(s),
+        vec![
+            (Role::User, "Which migration added the tenant column?"),
+            (Role::Assistant, "I will ask a subagent."),
+            (Role::Assistant, "The subagent found 0042_tenant.sql."),
+        ]
+    );
+    let out = testing::parse_file::<TomlReader>(
+        &dir.join("subagent-mig-3pk0/conversation.jsonl"),
+        &context(Path::new("/nonexistent"), &[]),
+    );
+    let s = &out.sessions[0];
+    assert_eq!(s.id.as_str(), "subagent-mig-3pk0");
+    assert_eq!(
+        s.parent_id.as_ref().map(|p| p.as_str()),
+        ROption::RSome(parent)
+    );
+    assert_eq!(
+        s.project.dir.as_ref().map(|d| d.as_str()),
+        ROption::RSome("/tmp/gs/proj")
+    );
+    assert_eq!(
+        common::messages(s),
+        vec![
+            (
+                Role::User,
+                "List the migrations folder and report the tenant migration."
+            ),
+            (Role::Assistant, "Listing."),
+            (Role::Assistant, "0042_tenant.sql is the tenant migration."),
+        ]
+    );
+    let commands: Vec<&str> = s.commands.iter().map(|c| c.command.as_str()).collect();
+    assert_eq!(commands, vec!["ls migrations"]);
+}

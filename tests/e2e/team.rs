@@ -100,7 +100,7 @@ fn machine_in(
     sb
 }
 
-fn configure(
+pub(crate) fn configure(
     sb: &Sandbox,
     server: &ScratchServer,
     db: &str,
@@ -114,7 +114,7 @@ fn configure(
     ));
 }
 
-fn count(server: &ScratchServer, db: &str, sql: &str) -> i64 {
+pub(crate) fn count(server: &ScratchServer, db: &str, sql: &str) -> i64 {
     server.psql(db, sql).unwrap().trim().parse().unwrap()
 }
 
@@ -136,7 +136,7 @@ fn team_dump(server: &ScratchServer, db: &str) -> String {
     .join("--\n")
 }
 
-fn ids(v: &Value, key: &str) -> Vec<String> {
+pub(crate) fn ids(v: &Value, key: &str) -> Vec<String> {
     let mut ids: Vec<String> = v[key]
         .as_array()
         .unwrap()

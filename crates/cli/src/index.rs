@@ -235,7 +235,7 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
         // Messages are cut into text windows; each distinct window text is
         // embedded once and cached, so windows = new + cached + repeats.
         Ok(Some(p)) if p.units > 0 => {
-            let repeats = p.units.saturating_sub(p.embedded + p.cached);
+            let repeats = p.units.saturating_sub(p.embedded + p.cached + p.team);
             let what = if p.messages > 0 {
                 plural(p.messages, "message", "messages")
             } else {
@@ -252,10 +252,15 @@ pub fn run(app: &App, args: &IndexArgs) -> Result<ExitStatus> {
                 _ => String::new(),
             };
             eprintln!(
-                "embedded {what} as {} ({} new to the model, {} from the cache{}){passes}",
+                "embedded {what} as {} ({} new to the model, {} from the cache{}{}){passes}",
                 plural(p.units, "text window", "text windows"),
                 p.embedded,
                 p.cached,
+                if p.team > 0 {
+                    format!(", {} from teammates' vectors", p.team)
+                } else {
+                    String::new()
+                },
                 if repeats > 0 {
                     format!(
                         ", {} of a text embedded once in this run",

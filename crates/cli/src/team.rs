@@ -215,18 +215,27 @@ fn push(
             took_over: report.took_over,
             unchanged: report.unchanged,
             unshared: report.unshared_sessions(),
+            vectors: report.vectors,
         })?;
         return Ok(ExitStatus::Success);
     }
     let verb = if dry_run { "would push" } else { "pushed" };
     eprintln!(
-        "{verb} {} ({}) to {server} as {}; {} unchanged; {} {}{}",
+        "{verb} {} ({}) to {server} as {}; {} unchanged; {} {}{}{}",
         crate::output::plural(report.pushed, "session", "sessions"),
         crate::output::plural(report.messages, "message", "messages"),
         team.origin(),
         report.unchanged,
         report.retracted,
         if dry_run { "to retract" } else { "retracted" },
+        if report.vectors > 0 {
+            format!(
+                "; {} published",
+                crate::output::plural(report.vectors, "vector", "vectors")
+            )
+        } else {
+            String::new()
+        },
         if dry_run {
             " (dry run: nothing changed)"
         } else {
@@ -283,6 +292,17 @@ fn pull(app: &App, settings: &mut Settings, no_embed: bool, as_json: bool) -> Re
         &mut |m| output::warn(m),
     )?;
     let mut store = Store::open(&app.paths.database())?;
+    if !no_embed && store.model_stamp().is_none() {
+        // A store never embedded learns its model first, so that it can
+        // take the vectors teammates published with what it pulls (an
+        // error here is the embedding pass's, reported after the pull).
+        let _ = crate::indexing::embed(
+            app,
+            &mut store,
+            std::time::Instant::now(),
+            &mut super::index::Bar::new(),
+        );
+    }
     let mut report_progress = progress("pulled");
     let report = deja_team::pull(
         &mut team,
@@ -305,12 +325,17 @@ fn pull(app: &App, settings: &mut Settings, no_embed: bool, as_json: bool) -> Re
     crate::indexing::erase_vectors(app, &store)?;
     let server = team.server();
     let embedding_error = embedded.as_ref().err().map(String::as_str);
-    let embedded_messages = embedded
-        .as_ref()
-        .ok()
-        .and_then(|p| p.as_ref())
-        .map(|p| p.messages)
-        .unwrap_or(0);
+    let pass = embedded.as_ref().ok().and_then(|p| p.as_ref());
+    let embedded_messages = pass.map(|p| p.messages).unwrap_or(0);
+    let embedded_by_model = pass.map(|p| p.embedded).unwrap_or(0);
+    let from_team = pass.map(|p| p.team).unwrap_or(0);
+    let refused_vectors = pass.map(|p| p.refused).unwrap_or(0);
+    if refused_vectors > 0 {
+        output::warn(&format!(
+            "the vectors published with {} disagreed with this machine's model and were left out; those sessions were embedded here",
+            crate::output::plural(refused_vectors, "pulled session", "pulled sessions")
+        ));
+    }
     if let Some(e) = embedding_error {
         output::warn(&format!(
             "pulled sessions are searchable by words only until they are embedded: {e}"
@@ -336,11 +361,14 @@ fn pull(app: &App, settings: &mut Settings, no_embed: bool, as_json: bool) -> Re
             added: report.added,
             embedding_error,
             embedded_messages,
+            embedded_by_model,
             forgotten_here: report.forgotten_here,
+            from_team,
             kept_local: report.kept_local,
             messages: report.messages,
             name_collision: report.name_collision.as_deref(),
             origin: team.origin(),
+            refused_vectors,
             removed: report.removed,
             seconds: started.elapsed().as_secs_f64(),
             server: &server,
@@ -356,6 +384,7 @@ fn pull(app: &App, settings: &mut Settings, no_embed: bool, as_json: bool) -> Re
                 .collect(),
             unchanged: report.unchanged,
             updated: report.updated,
+            vectors: report.vectors,
         })?;
         return Ok(ExitStatus::Success);
     }
@@ -386,6 +415,13 @@ fn pull(app: &App, settings: &mut Settings, no_embed: bool, as_json: bool) -> Re
     }
     if !report.skipped.is_empty() {
         line.push_str(&format!("; {} skipped", report.skipped.len()));
+    }
+    if from_team > 0 {
+        line.push_str(&format!(
+            "; {} taken from teammates' vectors, the model run on {} (checks included)",
+            crate::output::plural(from_team, "embedding", "embeddings"),
+            crate::output::plural(embedded_by_model, "text", "texts")
+        ));
     }
     if no_embed && report.messages > 0 {
         line.push_str("; run `deja index` to embed them");

@@ -5,6 +5,9 @@
 //! by page, newest sessions first, so a crash loses at most one page of work
 //! and recall (which scores units the vector index does not hold yet) sees
 //! each page as soon as it is committed. The vector index is synced at the end.
+//! A text of a pulled session whose vector a teammate published with it
+//! takes that vector instead of the model's, once one of the session's
+//! vectors, chosen at random, agrees with the model here.
 //!
 //! Two passes: the first ([`Pass::First`]) gives a long message only a
 //! sample of its windows (`embed.first_windows`: the first, the last, and
@@ -13,7 +16,9 @@
 //! rest of those messages' windows, newest first too. Both end with the same
 //! units as one pass over all windows.
 
-use std::collections::HashMap;
+use std::collections::hash_map::RandomState;
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 use std::path::Path;
 
 use deja_embed::window;
@@ -56,6 +61,12 @@ pub struct PassReport {
     pub embedded: usize,
     /// Units whose vector came from the cache.
     pub cached: usize,
+    /// Units whose vector a teammate published with a pulled session (the
+    /// model did not run for them).
+    pub team: usize,
+    /// Pulled sessions whose published vectors failed the check (a sample
+    /// embedded here disagreed): embedded here instead.
+    pub refused: usize,
     /// Whether a model change discarded earlier units.
     pub model_changed: bool,
     /// When a second pass followed: the seconds from the start of the run
@@ -71,6 +82,8 @@ impl PassReport {
         self.units += rest.units;
         self.embedded += rest.embedded;
         self.cached += rest.cached;
+        self.team += rest.team;
+        self.refused += rest.refused;
         self.model_changed |= rest.model_changed;
     }
 }
@@ -139,6 +152,7 @@ pub fn run(
     // Newest sessions first: the last days become searchable by meaning
     // first, and an interrupted pass leaves the oldest for the next run.
     let mut after = None;
+    let mut checked = HashSet::new();
     for n in 0.. {
         let (page, last): (Vec<Pending>, _) = store.pending_newest(due, after, page_size(n))?;
         if page.is_empty() {
@@ -150,7 +164,10 @@ pub fn run(
             embedder,
             &model,
             &page,
-            sample,
+            Sampling {
+                windows: sample,
+                checked: &mut checked,
+            },
             &mut report,
             progress,
         )?;
@@ -161,6 +178,9 @@ pub fn run(
         }
     }
 
+    if store.pulled_vector_count()? > 0 {
+        store.drop_taken_pulled_vectors()?;
+    }
     Ok(report)
 }
 
@@ -184,25 +204,34 @@ pub fn pending(store: &Store) -> deja_store::Result<i64> {
     Ok(store.pending_count()? + store.partial_count()?)
 }
 
-/// Embeds the units of `page` that its messages lack: at most `sample` of a
-/// message's windows when it has none yet (0: all of them).
+/// What a page samples: at most `windows` of a message's windows when it
+/// has none yet (0: all of them), and the pulled sessions whose published
+/// vectors were checked already in this pass.
+struct Sampling<'a> {
+    windows: usize,
+    checked: &'a mut HashSet<i64>,
+}
+
+/// Embeds the units of `page` that its messages lack (see [`Sampling`]).
 fn embed_page(
     store: &mut Store,
     embedder: &mut Embedder,
     model: &str,
     page: &[Pending],
-    sample: usize,
+    sampling: Sampling<'_>,
     report: &mut PassReport,
     progress: &mut dyn PassProgress,
 ) -> Result<(), PassError> {
-    // Every unit of the page still missing; texts to embed by hash.
+    // Every unit of the page still missing; texts to embed by hash, and the
+    // sessions each text is in.
     let mut units: Vec<Unit> = Vec::new();
     let mut texts: HashMap<String, String> = HashMap::new();
+    let mut sessions: HashMap<String, Vec<i64>> = HashMap::new();
     let mut partial: Vec<i64> = Vec::new();
     for m in page {
         let unit_texts = embedder.units(m.previous.as_deref(), &m.text, m.next.as_deref());
         let wanted = if m.embedded.is_empty() {
-            window::spread_indices(unit_texts.len(), sample)
+            window::spread_indices(unit_texts.len(), sampling.windows)
         } else {
             (0..unit_texts.len()).collect()
         };
@@ -221,20 +250,41 @@ fn embed_page(
                 ordinal,
                 text_hash: hash.clone(),
             });
+            let of = sessions.entry(hash.clone()).or_default();
+            if !of.contains(&m.session) {
+                of.push(m.session);
+            }
             texts.entry(hash).or_insert(w);
         }
     }
 
     // Only texts the cache lacks go to the model, shortest first so batches
-    // hold texts of similar length.
+    // hold texts of similar length; a text a teammate published a vector of
+    // with a pulled session takes that vector instead, once a sample of the
+    // session's published vectors agrees with the model here.
     let mut missing: Vec<(String, String)> = Vec::new();
+    let mut published = Published::default();
     for (hash, text) in &texts {
-        if !store.has_cached_vector(hash, model)? {
-            missing.push((hash.clone(), text.clone()));
+        if store.has_cached_vector(hash, model)? {
+            continue;
+        }
+        let mut found = None;
+        for &s in sessions.get(hash).map(Vec::as_slice).unwrap_or_default() {
+            if let Some(v) = store.pulled_vector(s, model, hash, embedder.dims())? {
+                found = Some((s, v));
+                break;
+            }
+        }
+        match found {
+            Some((s, v)) => published.add(s, hash, text, v),
+            None => missing.push((hash.clone(), text.clone())),
         }
     }
+    let checked = sampling.checked;
+    let checks = published.samples(checked);
     missing.sort_by_key(|(_, t)| t.len());
-    let inputs: Vec<String> = missing.iter().map(|(_, t)| t.clone()).collect();
+    let mut inputs: Vec<String> = missing.iter().map(|(_, t)| t.clone()).collect();
+    inputs.extend(checks.iter().map(|(_, i)| published.units[*i].text.clone()));
     // Progress moves with each batch, in messages: the share of the page's
     // texts embedded so far (a page of cached texts moves at once below).
     let messages = page.len() as u64;
@@ -250,14 +300,48 @@ fn embed_page(
     if messages > shown {
         progress.advance(messages - shown);
     }
+    let mut vectors = vectors;
+    let check_vectors = vectors.split_off(missing.len().min(vectors.len()));
     report.embedded += inputs.len();
-    report.cached += texts.len() - inputs.len();
 
-    let new: Vec<(&str, &[f32])> = missing
+    // A session whose sampled vector disagrees with the model here has all
+    // its published vectors refused, and its texts embedded here.
+    let mut refused: Vec<i64> = Vec::new();
+    for ((session, i), here) in checks.iter().zip(&check_vectors) {
+        checked.insert(*session);
+        if cosine(here, &published.units[*i].vector) < AGREEMENT {
+            refused.push(*session);
+        }
+    }
+    if !refused.is_empty() {
+        let redo: Vec<(String, String)> = published
+            .units
+            .iter()
+            .filter(|u| refused.contains(&u.session))
+            .map(|u| (u.hash.clone(), u.text.clone()))
+            .collect();
+        let texts: Vec<String> = redo.iter().map(|(_, t)| t.clone()).collect();
+        let again = embedder.embed_with_progress(&texts, &mut |_| {})?;
+        report.embedded += texts.len();
+        missing.extend(redo);
+        vectors.extend(again);
+        store.drop_pulled_vectors(&refused)?;
+        report.refused += refused.len();
+    }
+    let taken: Vec<&PublishedUnit> = published
+        .units
+        .iter()
+        .filter(|u| !refused.contains(&u.session))
+        .collect();
+    report.team += taken.len();
+    report.cached += texts.len() - missing.len() - taken.len();
+
+    let mut new: Vec<(&str, &[f32])> = missing
         .iter()
         .zip(&vectors)
         .map(|((hash, _), v)| (hash.as_str(), v.as_slice()))
         .collect();
+    new.extend(taken.iter().map(|u| (u.hash.as_str(), u.vector.as_slice())));
     store.add_page(model, &new, &units, &partial)?;
     report.partial += partial.len();
     report.messages += page.len();
@@ -265,9 +349,99 @@ fn embed_page(
     Ok(())
 }
 
+/// The least cosine similarity at which a published vector agrees with the
+/// model here: the same model on the same text differs by rounding only
+/// (half precision in transit, batch padding), far above this.
+const AGREEMENT: f32 = 0.99;
+
+/// A unit whose vector a teammate published.
+struct PublishedUnit {
+    session: i64,
+    hash: String,
+    text: String,
+    vector: Vec<f32>,
+}
+
+/// The published vectors a page takes, by session.
+#[derive(Default)]
+struct Published {
+    units: Vec<PublishedUnit>,
+}
+
+impl Published {
+    fn add(&mut self, session: i64, hash: &str, text: &str, vector: Vec<f32>) {
+        self.units.push(PublishedUnit {
+            session,
+            hash: hash.to_string(),
+            text: text.to_string(),
+            vector,
+        });
+    }
+
+    /// One unit of each session not `checked` yet in this pass, chosen at
+    /// random (a publisher cannot know which will be checked): (session,
+    /// index into `units`).
+    fn samples(&self, checked: &HashSet<i64>) -> Vec<(i64, usize)> {
+        let seed = RandomState::new();
+        let mut best: HashMap<i64, (u64, usize)> = HashMap::new();
+        for (i, u) in self.units.iter().enumerate() {
+            if checked.contains(&u.session) {
+                continue;
+            }
+            let draw = seed.hash_one(&u.hash);
+            let e = best.entry(u.session).or_insert((draw, i));
+            if draw < e.0 {
+                *e = (draw, i);
+            }
+        }
+        let mut out: Vec<(i64, usize)> = best.into_iter().map(|(s, (_, i))| (s, i)).collect();
+        out.sort_unstable();
+        out
+    }
+}
+
+/// Cosine similarity of two vectors (0 when either is zero or their
+/// lengths differ).
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na.sqrt() * nb.sqrt())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_session_not_checked_yet_has_one_unit_sampled() {
+        let mut p = Published::default();
+        for (s, h) in [(1, "a"), (1, "b"), (2, "c"), (3, "d")] {
+            p.add(s, h, h, vec![1.0]);
+        }
+        let checked: HashSet<i64> = [3].into_iter().collect();
+        let samples = p.samples(&checked);
+        let sessions: Vec<i64> = samples.iter().map(|(s, _)| *s).collect();
+        assert_eq!(sessions, [1, 2]);
+        assert!(samples.iter().all(|(s, i)| p.units[*i].session == *s));
+    }
+
+    #[test]
+    fn cosine_tells_agreement_from_a_different_vector() {
+        assert!(cosine(&[1.0, 2.0], &[1.001, 2.0]) > AGREEMENT);
+        assert!(cosine(&[1.0, 0.0], &[0.0, 1.0]) < AGREEMENT);
+        assert_eq!(cosine(&[1.0], &[1.0, 0.0]), 0.0);
+    }
 
     #[test]
     fn pages_start_small_and_double_up_to_the_page_size() {

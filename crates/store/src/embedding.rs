@@ -11,7 +11,8 @@ use crate::{Result, Store};
 
 /// The condition on message `m` of waiting for units: text that is not only
 /// white space, and no unit yet.
-const WITHOUT_UNITS: &str = "length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
+pub(crate) const WITHOUT_UNITS: &str =
+    "length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
       AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)";
 
 /// A message waiting for its units, with its neighbours' text.
@@ -19,6 +20,8 @@ const WITHOUT_UNITS: &str = "length(trim(m.text, ' ' || char(9) || char(10) || c
 pub struct PendingMessage {
     /// Message row id.
     pub id: i64,
+    /// Its session's row id.
+    pub session: i64,
     /// Its text.
     pub text: String,
     /// The text of the message before it in its session.
@@ -237,6 +240,7 @@ impl Store {
                 Ok((
                     PendingMessage {
                         id: r.get(0)?,
+                        session: r.get(5)?,
                         text: r.get(1)?,
                         previous: r.get(2)?,
                         next: r.get(3)?,
@@ -338,7 +342,8 @@ impl Store {
             .prepare(&format!(
                 "SELECT m.id, m.text,
                     (SELECT p.text FROM messages p WHERE p.session = m.session AND p.position = m.position - 1),
-                    (SELECT n.text FROM messages n WHERE n.session = m.session AND n.position = m.position + 1)
+                    (SELECT n.text FROM messages n WHERE n.session = m.session AND n.position = m.position + 1),
+                    m.session
                  FROM messages m WHERE {WITHOUT_UNITS} AND m.id > ?1 ORDER BY m.id LIMIT {limit}"
             ))
             .map_err(|e| self.wrap(e))?;
@@ -346,6 +351,7 @@ impl Store {
             .query_map([after], |r| {
                 Ok(PendingMessage {
                     id: r.get(0)?,
+                    session: r.get(4)?,
                     text: r.get(1)?,
                     previous: r.get(2)?,
                     next: r.get(3)?,

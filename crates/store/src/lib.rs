@@ -21,6 +21,7 @@ pub mod export;
 pub mod forget;
 pub mod glance;
 pub mod ingest;
+pub mod pulled_vectors;
 pub mod query;
 pub mod schema;
 pub mod search;

@@ -257,6 +257,19 @@ UPDATE sessions SET date_approximate = 1
     WHERE source_id IS NOT NULL
       AND started_at = (SELECT o.mtime_ns / 1000000 FROM sources o WHERE o.id = sessions.source_id);
 "#,
+    // 10: vectors a teammate published with a pulled session (half
+    //    precision), by the text hash of their unit and the model that made
+    //    them: the embedding pass takes them instead of running the model,
+    //    after checking a sample. They go with their session.
+    r#"
+CREATE TABLE pulled_vectors (
+    session   INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    model     TEXT    NOT NULL,
+    text_hash TEXT    NOT NULL,
+    vector    BLOB    NOT NULL,
+    PRIMARY KEY (session, model, text_hash)
+) WITHOUT ROWID;
+"#,
 ];
 
 /// The schema version this deja writes.

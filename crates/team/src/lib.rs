@@ -8,7 +8,9 @@
 //! for what it no longer shares or merely lacks only when asked), [`pull`]
 //! brings the others' into a local store (bounded and checked), [`status`] compares
 //! both sides without changing either, and [`machine`] keeps the id that
-//! tells this machine from another using the same name.
+//! tells this machine from another using the same name. Sessions travel
+//! with their embedding vectors ([`vectors`]), so a team embeds its history
+//! once.
 //!
 //! The `scratch` feature adds module `scratch`, a throwaway PostgreSQL
 //! server for tests and the benchmark; the shipped binary is built without.
@@ -23,6 +25,7 @@ pub mod schema;
 #[cfg(feature = "scratch")]
 pub mod scratch;
 pub mod status;
+pub mod vectors;
 
 pub use connect::{connect, Settings, Team};
 pub use error::TeamError;

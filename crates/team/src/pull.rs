@@ -78,6 +78,10 @@ pub struct PullReport {
     pub kept_local: usize,
     /// Sessions already as the team store has them.
     pub unchanged: usize,
+    /// Embedding vectors taken with the sessions pulled (published by a
+    /// machine with this store's model), for the embedding pass to use
+    /// instead of running the model.
+    pub vectors: usize,
     /// Sessions left out because they are over the bounds, or fail the
     /// checks on names, ids and content hash.
     pub skipped: Vec<Skipped>,
@@ -231,6 +235,10 @@ pub fn pull(
         ..PullReport::default()
     };
     let limits = team.settings.limits;
+    // Vectors published by a machine with this store's model are taken
+    // with their sessions; a store not embedded yet takes none.
+    let model = store.model_stamp();
+    let mut stored: Vec<Key> = Vec::new();
     let total = plan.to_fetch.len();
     progress(0, total);
     let mut done = 0;
@@ -275,12 +283,29 @@ pub fn pull(
                 }
                 if matches!(outcome, PullOutcome::Added | PullOutcome::Updated) {
                     report.messages += p.session.messages.len();
+                    stored.push(Key {
+                        origin: p.origin.to_string(),
+                        harness: p.session.harness.clone(),
+                        id: p.session.id.clone(),
+                    });
                 }
             }
             Ok(())
         };
         let over = fetch(team, keys, limits, &mut store_them)?;
         report.skipped.extend(over);
+        if let Some(stamp) = &model {
+            let mut sessions = Vec::with_capacity(stored.len());
+            for key in stored.drain(..) {
+                if let Some(r) = store
+                    .session_row(&key.harness, &key.id)?
+                    .filter(|r| r.origin.as_deref() == Some(key.origin.as_str()))
+                {
+                    sessions.push((key, r.row, r.message_count.max(0) as usize));
+                }
+            }
+            report.vectors += crate::vectors::take(team, store, &stamp.id, stamp.dims, &sessions)?;
+        }
         done += keys.len();
         progress(done, total);
     }

@@ -97,6 +97,9 @@ pub struct PushReport {
     pub unshared: Vec<Unshared>,
     /// Whether this push took the name over from another machine.
     pub took_over: bool,
+    /// Embedding vectors published with the sessions (those the team
+    /// store held another number of).
+    pub vectors: usize,
 }
 
 /// The published sessions of one project of this store that `share` no
@@ -361,6 +364,7 @@ pub fn push(
         missing: plan.missing.clone(),
         unshared: plan.unshared.clone(),
         took_over: taking_over,
+        vectors: 0,
     };
     if options.dry_run {
         return Ok(report);
@@ -393,6 +397,20 @@ pub fn push(
     if !plan.to_retract.is_empty() {
         let keys: Vec<Key> = plan.to_retract.iter().map(|(k, _)| k.clone()).collect();
         retract(team, &keys)?;
+    }
+    if let Some(stamp) = store.model_stamp() {
+        let rows: Vec<(Key, i64)> = shared_rows(store, &team.settings.share)?
+            .into_iter()
+            .map(|r| {
+                let key = Key {
+                    origin: origin.clone(),
+                    harness: r.harness,
+                    id: r.id,
+                };
+                (key, r.row)
+            })
+            .collect();
+        report.vectors = crate::vectors::publish(team, store, &stamp.id, &rows)?;
     }
     Ok(report)
 }
@@ -435,9 +453,10 @@ const INSERT_COMMANDS: &str = "
 INSERT INTO deja.commands (origin, harness, session_id, position, command, ran_by, at)
 SELECT $1, $2, $3, c.* FROM unnest($4::int4[], $5::text[], $6::text[], $7::int8[]) AS c";
 
-/// Clears a session's content rows (messages and records).
-const CLEAR: [&str; 3] = [
+/// Clears a session's content rows (messages, records and vectors).
+const CLEAR: [&str; 4] = [
     "DELETE FROM deja.messages WHERE origin = $1 AND harness = $2 AND session_id = $3",
+    "DELETE FROM deja.vectors WHERE origin = $1 AND harness = $2 AND session_id = $3",
     "DELETE FROM deja.files WHERE origin = $1 AND harness = $2 AND session_id = $3",
     "DELETE FROM deja.commands WHERE origin = $1 AND harness = $2 AND session_id = $3",
 ];

@@ -83,6 +83,23 @@ CREATE TABLE deja.publishers (
     pushed_at  bigint NOT NULL
 );
 "#,
+    // 3: the vectors of a published session's embedding units, by the text
+    //    hash of the unit and the model that made them (its id names the
+    //    model file and the windowing), in half precision: a machine with
+    //    the same model takes them instead of running it. They go with
+    //    their session (retraction clears them as it clears messages).
+    r#"
+CREATE TABLE deja.vectors (
+    origin     text  NOT NULL,
+    harness    text  NOT NULL,
+    session_id text  NOT NULL,
+    model      text  NOT NULL,
+    text_hash  text  NOT NULL,
+    vector     bytea NOT NULL,
+    PRIMARY KEY (origin, harness, session_id, model, text_hash),
+    FOREIGN KEY (origin, harness, session_id) REFERENCES deja.sessions ON DELETE CASCADE
+);
+"#,
 ];
 
 /// The schema version this deja writes.

@@ -35,6 +35,8 @@ pub struct Push<'a> {
     /// `team.share` no longer names, left published (`--retract-unshared`
     /// retracts them).
     pub unshared: usize,
+    /// Embedding vectors published with the sessions.
+    pub vectors: usize,
 }
 
 /// One retracted session.
@@ -70,8 +72,14 @@ pub struct Pull<'a> {
     pub embedding_error: Option<&'a str>,
     /// Messages given embeddings.
     pub embedded_messages: usize,
+    /// Texts the model embedded here (checks of teammates' vectors
+    /// included).
+    pub embedded_by_model: usize,
     /// Sessions left out because this machine forgot them.
     pub forgotten_here: usize,
+    /// Embedding units whose vector a teammate published (the model did
+    /// not run for them).
+    pub from_team: usize,
     /// Sessions left out because this store has its own copy.
     pub kept_local: usize,
     /// Messages fetched.
@@ -80,6 +88,9 @@ pub struct Pull<'a> {
     pub name_collision: Option<&'a str>,
     /// This machine's name in the team store.
     pub origin: &'a str,
+    /// Pulled sessions whose published vectors failed the check (a sample
+    /// embedded here disagreed), embedded here instead.
+    pub refused_vectors: usize,
     /// Sessions removed (retracted by their publisher).
     pub removed: usize,
     /// How long it took.
@@ -93,6 +104,9 @@ pub struct Pull<'a> {
     pub unchanged: usize,
     /// Sessions whose content changed.
     pub updated: usize,
+    /// Embedding vectors taken with the sessions (published by a machine
+    /// with this store's model).
+    pub vectors: usize,
 }
 
 /// `deja team status`.
@@ -173,6 +187,7 @@ mod tests {
             took_over: false,
             unchanged: 0,
             unshared: 0,
+            vectors: 0,
         };
         assert_eq!(
             keys(&push),
@@ -189,7 +204,8 @@ mod tests {
                 "shared",
                 "took_over",
                 "unchanged",
-                "unshared"
+                "unshared",
+                "vectors"
             ]
         );
         assert_eq!(keys(&push.retractions[0]), ["harness", "session_id", "why"]);
@@ -197,11 +213,14 @@ mod tests {
             added: 0,
             embedding_error: None,
             embedded_messages: 0,
+            embedded_by_model: 0,
             forgotten_here: 0,
+            from_team: 0,
             kept_local: 0,
             messages: 0,
             name_collision: None,
             origin: "a@b",
+            refused_vectors: 0,
             removed: 0,
             seconds: 0.0,
             server: "s",
@@ -213,6 +232,7 @@ mod tests {
             }],
             unchanged: 0,
             updated: 0,
+            vectors: 0,
         };
         assert_eq!(
             keys(&pull),
@@ -220,17 +240,21 @@ mod tests {
                 "added",
                 "embedding_error",
                 "embedded_messages",
+                "embedded_by_model",
                 "forgotten_here",
+                "from_team",
                 "kept_local",
                 "messages",
                 "name_collision",
                 "origin",
+                "refused_vectors",
                 "removed",
                 "seconds",
                 "server",
                 "skipped",
                 "unchanged",
-                "updated"
+                "updated",
+                "vectors"
             ]
         );
         assert_eq!(

@@ -215,3 +215,73 @@ fn gptme_conversations_are_read_as_gptme_writes_them() {
     let resume = r.sb.ok(&["resume", &name]).stdout;
     assert!(resume.contains(&format!("gptme --name {name}")), "{resume}");
 }
+
+/// Kimi CLI 1.51.0, with a provider of the user's own in
+/// `~/.kimi/config.toml` (an OpenAI-compatible endpoint), in its print mode,
+/// runs a turn with a shell command against the scripted model, then goes on
+/// with the same session (`-r <id>`) for a second turn; deja's reader of
+/// its wire, written only in TOML, reads the one session with both turns.
+#[test]
+fn kimi_sessions_are_read_as_kimi_writes_them() {
+    let kimi = pypi_client("kimi", "kimi");
+    let r = Run::new();
+    let server = ModelServer::start(
+        &r.run_dir,
+        &json!([
+            {"text": FIRST_LOOK, "tool": "Shell", "input": {"command": FIRST_COMMAND}},
+            {"text": FIRST_ANSWER},
+            {"tool": "Shell", "input": {"command": SECOND_COMMAND}},
+            {"text": SECOND_ANSWER},
+        ]),
+    );
+    r.sb.write(
+        ".kimi/config.toml",
+        format!(
+            "default_model = \"mock\"\n\n[providers.mock]\ntype = \"openai_legacy\"\nbase_url = \"{}/v1\"\napi_key = \"sk-placeholder\"\n\n[models.mock]\nprovider = \"mock\"\nmodel = \"gpt-4o\"\nmax_context_size = 128000\n",
+            server.url
+        ),
+    );
+    let command = |question: &str, id: Option<&str>| {
+        let mut cmd = r.sb.command_of(&kimi);
+        cmd.args(["--print", "--yolo"]);
+        if let Some(id) = id {
+            cmd.args(["-r", id]);
+        }
+        cmd.args(["-p", question]);
+        cmd
+    };
+    r.run(command(FIRST_QUESTION, None), "kimi", FIRST_ANSWER);
+    // The session's folder, found by an independent look: one folder per
+    // working directory, one per session inside.
+    let sessions = r.sb.home.join(".kimi/sessions");
+    let dirs = folders(&sessions);
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    let ids = folders(&sessions.join(&dirs[0]));
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    let id = ids[0].clone();
+    r.run(
+        command(SECOND_QUESTION, Some(&id)),
+        "kimi-again",
+        SECOND_ANSWER,
+    );
+    assert_eq!(
+        folders(&sessions.join(&dirs[0])),
+        [id.clone()],
+        "a second session"
+    );
+
+    r.assert_read(
+        "kimi",
+        &id,
+        &[
+            FIRST_QUESTION,
+            FIRST_LOOK,
+            FIRST_ANSWER,
+            SECOND_QUESTION,
+            SECOND_ANSWER,
+        ],
+        &[FIRST_COMMAND, SECOND_COMMAND],
+    );
+    let resume = r.sb.ok(&["resume", &id]).stdout;
+    assert!(resume.contains(&format!("kimi --session {id}")), "{resume}");
+}

@@ -63,6 +63,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../readers/command-code.toml"),
     ),
     ("gptme.toml", include_str!("../readers/gptme.toml")),
+    ("kimi.toml", include_str!("../readers/kimi.toml")),
     ("goose.toml", include_str!("../readers/goose.toml")),
     ("zed.toml", include_str!("../readers/zed.toml")),
     ("amp.toml", include_str!("../readers/amp.toml")),

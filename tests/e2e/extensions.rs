@@ -74,8 +74,9 @@ fn session<'a>(list: &'a Value, id: &str) -> &'a Value {
 fn tasks_in_each_editors_storage_are_indexed_with_their_folders() {
     let sb = editors();
     let summary = sb.index();
+    assert_eq!(summary["transcripts"]["scanned"], 5, "{summary:#}");
     assert_eq!(
-        summary["errors"].as_array().map(Vec::len),
+        summary["transcripts"]["failed"].as_array().map(Vec::len),
         Some(0),
         "{summary:#}"
     );
@@ -148,10 +149,10 @@ fn injected_text_is_no_message_and_a_subtask_is_its_tasks_child() {
             assert!(!text.contains(injected), "{injected} in {id}: {shown:#}");
         }
     }
-    let found = sb
-        .ok(&["recall", "Working Directory", "--mode", "lexical", "--json"])
-        .json();
-    assert_eq!(found["hits"].as_array().map(Vec::len), Some(0), "{found:#}");
+    // Nothing found: exit status 1.
+    let found = sb.run(&["recall", "Working Directory", "--mode", "lexical", "--json"]);
+    assert_eq!(found.code, 1, "{}", found.stdout);
+    assert_eq!(found.json()["hits"].as_array().map(Vec::len), Some(0));
     // The first thing typed is the user's message, and the task's title.
     let shown = sb.ok(&["show", "1796100000000", "--json"]).json();
     let first = &shown["messages"][0];

@@ -338,6 +338,8 @@ mod tests {
         std::fs::write(dir.path().join("late.json"), &text[40..]).unwrap();
         assert_eq!(in_file_text(transcript, "late.json", &pattern), None);
         assert_eq!(in_file_text(transcript, "gone.json", &pattern), None);
+        // A device is no side file, whatever is read of it.
+        assert_eq!(read_head(Path::new("/dev/zero"), 4), None);
         assert_eq!(
             read_head(&dir.path().join("api.json"), 4).as_deref(),
             Some(&b"[{\"t"[..])

@@ -198,7 +198,11 @@ fn gptme_conversations_are_read_as_gptme_writes_them() {
         "gptme-again",
         SECOND_ANSWER,
     );
-    assert_eq!(folders(&logs), [name.clone()], "a second conversation");
+    assert_eq!(
+        folders(&logs),
+        std::slice::from_ref(&name),
+        "a second conversation"
+    );
 
     r.assert_read(
         "gptme",
@@ -266,7 +270,7 @@ fn kimi_sessions_are_read_as_kimi_writes_them() {
     );
     assert_eq!(
         folders(&sessions.join(&dirs[0])),
-        [id.clone()],
+        std::slice::from_ref(&id),
         "a second session"
     );
 

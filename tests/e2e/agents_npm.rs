@@ -246,9 +246,9 @@ fn command_code_sessions_are_read_as_command_code_writes_them() {
         .expect("the sub-agent's request");
     assert!(sub.to_string().contains(SUB_PROMPT), "{sub:#}");
     assert!(
-        requests
-            .iter()
-            .any(|q| q["body"].to_string().contains("Please continue your response")),
+        requests.iter().any(|q| q["body"]
+            .to_string()
+            .contains("Please continue your response")),
         "Command Code sent no nudge after the empty answer"
     );
 
@@ -266,4 +266,112 @@ fn command_code_sessions_are_read_as_command_code_writes_them() {
     );
     let resume = r.sb.ok(&["resume", &id]).stdout;
     assert!(resume.contains(&format!("cmd --resume {id}")), "{resume}");
+}
+
+/// Letta Code 0.32.18 on its local backend (`--backend local`, with
+/// `LETTA_LOCAL_BACKEND_EXPERIMENTAL=1`; no Letta account or server), its
+/// model an OpenAI-compatible provider connected with `letta connect`, runs
+/// a turn in headless mode with a shell command against the scripted model,
+/// then a second turn in the same conversation (`--conversation`). deja's
+/// reader of it, written only in TOML, reads the one conversation with the
+/// person's two questions, without the system reminders Letta Code sends
+/// with each, and the answers and commands.
+#[test]
+fn letta_code_conversations_are_read_as_letta_code_writes_them() {
+    // ws, which Letta Code's bundle needs beside it.
+    npm_client_file("letta-code", "ws/package.json");
+    let script = clients_dir().join("letta-code/package/letta.js");
+    assert!(
+        script.is_file(),
+        "{} is missing; run scripts/fetch-clients first",
+        script.display()
+    );
+    let r = Run::new();
+    let server = ModelServer::start(
+        &r.run_dir,
+        &json!([
+            {"text": FIRST_LOOK, "tool": "Bash", "input": {"command": FIRST_COMMAND, "description": "find the tenant column"}},
+            {"text": FIRST_ANSWER},
+            {"tool": "Bash", "input": {"command": SECOND_COMMAND, "description": "list the migrations"}},
+            {"text": SECOND_ANSWER},
+        ]),
+    );
+    let command = |args: &[&str]| {
+        let mut cmd = r.sb.command_of(Path::new("node"));
+        cmd.arg(&script)
+            .env("LETTA_LOCAL_BACKEND_EXPERIMENTAL", "1")
+            .args(args);
+        cmd
+    };
+    let base_url = format!("{}/v1", server.url);
+    r.run(
+        command(&[
+            "connect",
+            "openai-compatible",
+            "--base-url",
+            &base_url,
+            "--api-key",
+            "sk-placeholder",
+        ]),
+        "letta-connect",
+        "Connected",
+    );
+    r.run(
+        command(&[
+            "-p",
+            FIRST_QUESTION,
+            "--backend",
+            "local",
+            "--new-agent",
+            "-m",
+            "openai-compatible/mock-model",
+        ]),
+        "letta",
+        FIRST_ANSWER,
+    );
+    // The conversation, found by an independent look at Letta Code's
+    // folder: the one whose conversation.json has a local-conv- id.
+    let conversations = r.sb.home.join(".letta/lc-local-backend/conversations");
+    let ids = || -> Vec<String> {
+        let mut ids: Vec<String> = std::fs::read_dir(&conversations)
+            .unwrap()
+            .map(|e| e.unwrap().path().join("conversation.json"))
+            .filter_map(|p| std::fs::read_to_string(p).ok())
+            .filter_map(|t| {
+                serde_json::from_str::<Value>(&t).unwrap()["id"]
+                    .as_str()
+                    .map(String::from)
+            })
+            .filter(|id| id.starts_with("local-conv-"))
+            .collect();
+        ids.sort();
+        ids
+    };
+    let found = ids();
+    assert_eq!(found.len(), 1, "{found:?}");
+    let id = found[0].clone();
+    r.run(
+        command(&["-p", SECOND_QUESTION, "--backend", "local", "--conversation", &id]),
+        "letta-again",
+        SECOND_ANSWER,
+    );
+    assert_eq!(ids(), [id.clone()], "a second conversation");
+
+    r.assert_read(
+        "letta-code",
+        &id,
+        &[
+            FIRST_QUESTION,
+            FIRST_LOOK,
+            FIRST_ANSWER,
+            SECOND_QUESTION,
+            SECOND_ANSWER,
+        ],
+        &[FIRST_COMMAND, SECOND_COMMAND],
+    );
+    let resume = r.sb.ok(&["resume", &id]).stdout;
+    assert!(
+        resume.contains(&format!("letta --backend local --conversation {id}")),
+        "{resume}"
+    );
 }

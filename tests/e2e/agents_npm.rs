@@ -1,9 +1,9 @@
 //! Harnesses installed from npm by `scripts/fetch-clients` in folders of
 //! their own, run for real against the scripted model server in a sandbox
-//! HOME: two turns, the second resuming the first session, with shell
-//! commands, a sub-agent and an answer each. deja then indexes what the
-//! program wrote, and `deja sessions`, `deja show` and `deja recall` must
-//! give back exactly what was typed, answered and run.
+//! HOME: two turns, the second going on with the first session, with shell
+//! commands and answers. deja then indexes what the program wrote, and
+//! `deja sessions`, `deja show` and `deja recall` must give back exactly
+//! what was typed, answered and run.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -351,7 +351,14 @@ fn letta_code_conversations_are_read_as_letta_code_writes_them() {
     assert_eq!(found.len(), 1, "{found:?}");
     let id = found[0].clone();
     r.run(
-        command(&["-p", SECOND_QUESTION, "--backend", "local", "--conversation", &id]),
+        command(&[
+            "-p",
+            SECOND_QUESTION,
+            "--backend",
+            "local",
+            "--conversation",
+            &id,
+        ]),
         "letta-again",
         SECOND_ANSWER,
     );

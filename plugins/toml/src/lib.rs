@@ -62,7 +62,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "command-code.toml",
         include_str!("../readers/command-code.toml"),
     ),
-    ("letta-code.toml", include_str!("../readers/letta-code.toml")),
+    (
+        "letta-code.toml",
+        include_str!("../readers/letta-code.toml"),
+    ),
     ("gptme.toml", include_str!("../readers/gptme.toml")),
     ("kimi.toml", include_str!("../readers/kimi.toml")),
     ("goose.toml", include_str!("../readers/goose.toml")),

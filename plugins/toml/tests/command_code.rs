@@ -70,7 +70,10 @@ fn a_session_command_code_wrote_reads_as_typed_and_answered() {
 fn text_command_code_writes_itself_is_no_ones_message() {
     let out = parse("rules/home-me-shop/0b7c3f1e-5a2d-4c8e-9f10-2233445566ff.jsonl");
     let s = &out.sessions[0];
-    assert_eq!(s.title.as_ref().map(|t| t.as_str()), ROption::RSome("tenant leak"));
+    assert_eq!(
+        s.title.as_ref().map(|t| t.as_str()),
+        ROption::RSome("tenant leak")
+    );
     assert_eq!(
         common::messages(s),
         vec![

@@ -82,8 +82,14 @@ fn a_sub_agents_conversation_is_a_child_of_the_one_that_ran_it() {
     assert_eq!(
         common::messages(s),
         vec![
-            (Role::User, "Find the migration that created the ledger table."),
-            (Role::Assistant, "The ledger table comes from migration 0007."),
+            (
+                Role::User,
+                "Find the migration that created the ledger table."
+            ),
+            (
+                Role::Assistant,
+                "The ledger table comes from migration 0007."
+            ),
         ]
     );
 }
@@ -150,6 +156,12 @@ fn resume_opens_the_conversation_on_the_local_backend() {
     );
     assert_eq!(
         argv,
-        vec!["letta", "--backend", "local", "--conversation", "local-conv-1"]
+        vec![
+            "letta",
+            "--backend",
+            "local",
+            "--conversation",
+            "local-conv-1"
+        ]
     );
 }

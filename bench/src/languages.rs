@@ -139,9 +139,8 @@ pub fn evaluate(
 ) -> Result<Report> {
     let store = Store::open_read(&corpus.env.database())?;
     let counts = store.counts()?;
-    let natives: std::collections::HashSet<String> = crate::quality::native_ids(&store)?
-        .into_values()
-        .collect();
+    let natives: std::collections::HashSet<String> =
+        crate::quality::native_ids(&store)?.into_values().collect();
     let mut engine = Engine::open(
         store,
         &corpus.env.vectors(),
@@ -184,7 +183,9 @@ pub fn evaluate(
             });
             if mode == Mode::Hybrid && rank.is_none_or(|r| r >= 5) {
                 report.misses.push(format!(
-                    "{} [{} {}] {:?}: first hits {:?}",
+                    "{} {} {} [{} {}] {:?}: first hits {:?}",
+                    item.half,
+                    item.harness,
                     item.id,
                     item.lang,
                     item.kind,

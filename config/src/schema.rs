@@ -56,7 +56,10 @@ pub struct Index {
 pub struct Embed {
     /// Whether to embed at all.
     pub enabled: bool,
-    /// Model folder; empty means the installed default.
+    /// Which installed model when `model_dir` is empty: `auto`, `minilm`
+    /// or `multilingual`.
+    pub model: String,
+    /// Model folder; empty means the installed model `model` picks.
     pub model_dir: String,
     /// ONNX Runtime library; empty means the installed one or `$ORT_DYLIB_PATH`.
     pub runtime: String,

@@ -49,6 +49,7 @@ pub const FLOAT_BOUNDS: &[(&str, f64, f64)] = &[
 
 /// The values a string key accepts, where it accepts only some.
 pub(crate) const CHOICES: &[(&str, &[&str])] = &[
+    ("embed.model", &["auto", "minilm", "multilingual"]),
     ("recall.mode", &["hybrid", "semantic", "lexical"]),
     ("team.tls", &["auto", "disable", "prefer", "require"]),
 ];

@@ -117,3 +117,187 @@ fn check_verifies_the_multilingual_model_file_by_file() {
     assert_eq!(code, 1, "{said}");
     assert!(said.contains("model.onnx is missing"), "{said}");
 }
+
+/// Writes a Gemini CLI session `id` whose user asks `question` and whose
+/// model answers `answer`.
+fn chat(sb: &crate::common::Sandbox, id: &str, minute: u32, question: &str, answer: &str) {
+    let start = format!("2026-07-17T09:{minute:02}:00.000Z");
+    let lines = [
+        serde_json::json!({"sessionId": id, "projectHash": "0".repeat(64), "startTime": start,
+            "lastUpdated": start, "kind": "main"}),
+        serde_json::json!({"id": format!("{id}-q"), "timestamp": start, "type": "user",
+            "content": [{"text": question}]}),
+        serde_json::json!({"id": format!("{id}-a"), "timestamp": start, "type": "gemini",
+            "content": answer}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    sb.write(
+        &format!(
+            ".gemini/tmp/p/chats/session-2026-07-17T09-{minute:02}-{}.jsonl",
+            &id[..8]
+        ),
+        text,
+    );
+}
+
+const CJK: &[(&str, &str)] = &[
+    (
+        "服务运行几个小时后内存一直上涨，怎么排查？",
+        "找到了：缓存没有设置上限，导致内存泄露。给缓存加上容量限制后问题解决了。",
+    ),
+    (
+        "CIでテストが失敗する原因を調べてください",
+        "原因はデータベース接続のタイムアウトです。待ち時間を延ばしました。",
+    ),
+    (
+        "玩家数据存档应该什么时候读取，什么时候保存？",
+        "登录后读取一次，数据变化时立即保存，退出时再兜底保存。",
+    ),
+];
+
+const ENGLISH: &[(&str, &str)] = &[
+    (
+        "why does the invoice query leak another tenant's rows?",
+        "The tenant predicate was missing from the invoice query; it is added now.",
+    ),
+    (
+        "the build fails on the release branch only",
+        "The release profile enables LTO, which exposed a missing symbol; fixed.",
+    ),
+    (
+        "rename the config key without breaking old files",
+        "Both names are read now; the old one prints a deprecation note.",
+    ),
+];
+
+/// A HOME whose data folder holds the installed MiniLM (and the
+/// multilingual model when `multilingual`), the config naming only the
+/// runtime plus `extra`, and Gemini CLI sessions of `chats`.
+fn history(multilingual: bool, extra: &str, chats: &[(&str, &str)]) -> crate::common::Sandbox {
+    let (minilm, runtime) = crate::common::installed_model();
+    let mut sb = crate::common::Sandbox::new();
+    let models = sb.data_dir().join("models");
+    std::fs::create_dir_all(&models).unwrap();
+    std::os::unix::fs::symlink(&minilm, models.join(minilm.file_name().unwrap())).unwrap();
+    if multilingual {
+        std::os::unix::fs::symlink(installed_e5(), models.join(E5)).unwrap();
+    }
+    sb.config(&format!(
+        "[embed]\nruntime = {:?}\n{extra}",
+        runtime.to_str().unwrap()
+    ));
+    add_chats(&sb, chats, 0);
+    let home = sb.home.clone();
+    sb.env("GEMINI_CLI_HOME", home);
+    sb
+}
+
+fn add_chats(sb: &crate::common::Sandbox, chats: &[(&str, &str)], first: u32) {
+    for (i, (q, a)) in chats.iter().enumerate() {
+        let n = first + i as u32;
+        chat(sb, &format!("{n:08}-0000-4000-8000-000000000000"), n, q, a);
+    }
+}
+
+/// The model folder's name and the reason `deja doctor --json` gives.
+fn chosen(sb: &crate::common::Sandbox) -> (String, String, String) {
+    let doctor = sb.run(&["doctor", "--json"]).json();
+    let model = &doctor["model"];
+    let dir = std::path::Path::new(model["model_dir"].as_str().unwrap())
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    (
+        dir,
+        model["why"].as_str().unwrap_or_default().to_string(),
+        model["id"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+#[test]
+fn a_history_mostly_in_chinese_or_japanese_is_embedded_by_the_multilingual_model() {
+    installed_e5();
+    // CJK-heavy, the multilingual model installed: picked at the first index.
+    let sb = history(true, "", CJK);
+    sb.ok(&["index"]);
+    let (dir, why, id) = chosen(&sb);
+    assert_eq!(dir, E5, "{why}");
+    assert!(id.starts_with(&format!("{E5}@")), "{id}");
+    assert!(why.contains("100% of the history's messages"), "{why}");
+    let text = sb.ok(&["doctor"]).stdout;
+    assert!(
+        text.contains("chosen") && text.contains("non-Latin script"),
+        "{text}"
+    );
+    // An English question finds the Chinese answer by meaning.
+    let hits = sb
+        .ok(&[
+            "recall",
+            "--mode",
+            "semantic",
+            "--json",
+            "-n",
+            "1",
+            "memory keeps growing after the service runs for hours",
+        ])
+        .json();
+    let first = hits["hits"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(first.contains("内存"), "{hits}");
+
+    // The store keeps its model when the history turns English.
+    add_chats(&sb, ENGLISH, 10);
+    add_chats(&sb, ENGLISH, 20);
+    sb.ok(&["index"]);
+    let (dir, why, _) = chosen(&sb);
+    assert_eq!(dir, E5, "{why}");
+    assert!(why.contains("store's vectors"), "{why}");
+
+    // The same history without the multilingual model installed: MiniLM.
+    let sb = history(false, "", CJK);
+    sb.ok(&["index"]);
+    let (dir, why, _) = chosen(&sb);
+    assert_eq!(dir, "all-MiniLM-L6-v2-int8", "{why}");
+    assert!(why.contains("--multilingual"), "{why}");
+}
+
+#[test]
+fn an_english_history_keeps_minilm_and_the_config_wins() {
+    installed_e5();
+    let sb = history(true, "", ENGLISH);
+    sb.ok(&["index"]);
+    let (dir, why, id) = chosen(&sb);
+    assert_eq!(dir, "all-MiniLM-L6-v2-int8", "{why}");
+    assert!(id.starts_with("all-MiniLM-L6-v2-int8@"), "{id}");
+    assert!(why.contains("0% of the history's messages"), "{why}");
+
+    // The config names the model: it wins over the history, and changing it
+    // re-embeds the store with the other model.
+    let sb = history(true, "model = \"minilm\"\n", CJK);
+    sb.ok(&["index"]);
+    let (dir, why, _) = chosen(&sb);
+    assert_eq!(dir, "all-MiniLM-L6-v2-int8", "{why}");
+    assert!(why.contains("embed.model = \"minilm\""), "{why}");
+    let runtime = crate::common::installed_model().1;
+    sb.config(&format!(
+        "[embed]\nruntime = {:?}\nmodel = \"multilingual\"\n",
+        runtime.to_str().unwrap()
+    ));
+    sb.ok(&["index"]);
+    let (dir, why, id) = chosen(&sb);
+    assert_eq!(dir, E5, "{why}");
+    assert!(id.starts_with(&format!("{E5}@")), "{id}");
+
+    // A value the config does not know is refused, naming the key.
+    sb.config("[embed]\nmodel = \"e5\"\n");
+    let out = sb.run(&["doctor"]);
+    assert!(
+        format!("{}{}", out.stdout, out.stderr).contains("embed.model"),
+        "{}{}",
+        out.stdout,
+        out.stderr
+    );
+}

@@ -13,6 +13,10 @@ use deja_host::{candidates, Plugin, PluginHost, KNOWN_PROJECTS_VAR};
 /// Most project directories told.
 const MAX_KNOWN_PROJECTS: usize = 2000;
 
+/// The store's meta key that keeps why its model was chosen at the first
+/// index (see [`App::model_choice`]).
+const MODEL_WHY: &str = "embed_model_why";
+
 /// What follows every config error: where to look for the keys.
 pub const CONFIG_HINT: &str =
     "hint: `deja config --default` prints every key with its bounds; `deja doctor` still runs";
@@ -190,12 +194,64 @@ impl App {
             .collect()
     }
 
-    /// The embedding settings of the config and data folder.
+    /// Records in `store` why the model about to embed it was chosen, unless
+    /// it is the store's own model already (the reason given then stays).
+    pub fn record_model_choice(&self, store: &deja_store::Store) -> Result<()> {
+        if let Some(choice) = self.model_choice().filter(|c| !c.kept) {
+            store.set_meta(MODEL_WHY, &choice.why)?;
+        }
+        Ok(())
+    }
+
+    /// The embedding settings of the config and data folder, with the
+    /// model [`App::model_choice`] picks when the config names no folder.
     pub fn embed_settings(&self) -> deja_embed::Settings {
-        deja_embed::Settings::from_config(
+        let mut settings = deja_embed::Settings::from_config(
             &self.config.config.embed,
             &self.paths.home,
             &self.paths.data_dir,
-        )
+        );
+        if let Some(choice) = self.model_choice() {
+            settings.model_dir = choice.dir;
+        }
+        settings
+    }
+
+    /// Which installed model embeds this history, and why, when
+    /// `embed.model_dir` names no folder (see [`deja_embed::choice`]): the
+    /// store's own model, else one picked by `embed.model` and, for `auto`,
+    /// by the scripts the stored messages are written in. `None` when the
+    /// config names a folder.
+    pub fn model_choice(&self) -> Option<deja_embed::choice::Choice> {
+        use deja_embed::choice::{self, Preference, Scripts};
+        let embed = &self.config.config.embed;
+        if !embed.model_dir.is_empty() {
+            return None;
+        }
+        let preference = Preference::parse(&embed.model).unwrap_or(Preference::Auto);
+        let store = deja_store::Store::open_read(&self.paths.database()).ok();
+        let recorded = store.as_ref().and_then(|s| s.model_stamp()).map(|k| k.id);
+        let mut chosen = choice::choose(
+            preference,
+            &self.paths.data_dir.join("models"),
+            recorded.as_deref(),
+            || {
+                store
+                    .as_ref()
+                    .and_then(|s| {
+                        s.text_sample(choice::SAMPLE_MESSAGES, choice::SAMPLE_CHARS)
+                            .ok()
+                    })
+                    .map(|texts| Scripts::of(&texts))
+                    .unwrap_or_default()
+            },
+        );
+        let first = store
+            .as_ref()
+            .and_then(|s| s.meta(MODEL_WHY).ok().flatten());
+        if let (true, Some(first)) = (chosen.kept, first) {
+            chosen.why = format!("{}; chosen at the first index: {first}", chosen.why);
+        }
+        Some(chosen)
     }
 }

@@ -192,7 +192,10 @@ pub fn embed(
         return Ok(Embedded::Done(Some(PassReport::default())));
     }
     let mut embedder = match Embedder::load(&settings, known.as_ref()) {
-        Ok(e) => e,
+        Ok(e) => {
+            app.record_model_choice(store)?;
+            e
+        }
         Err(e) if e.is_missing() => {
             return Ok(Embedded::Missing(format!(
                 "{e}\nhint: run {} to install the model and runtime",

@@ -87,7 +87,9 @@ fn with_report<T>(
     let plugins = plugins(app, &mut problems);
     let readers = readers(app, &mut problems)?;
     let settings = app.embed_settings();
-    let model_json = model(&settings, store.as_ref(), &mut problems)?;
+    let choice = app.model_choice();
+    let mut model_json = model(&settings, store.as_ref(), &mut problems)?;
+    model_json.why = choice.map(|c| c.why);
     let wiring = wiring(app, &mut problems);
     let team = team(app, store.as_ref(), &mut problems);
     let report = out::Doctor {
@@ -367,6 +369,7 @@ fn model<'a>(
         model_dir: &settings.model_dir,
         runtime: runtime.ok(),
         status: None,
+        why: None,
     };
     if settings.enabled {
         let started = Instant::now();
@@ -595,6 +598,9 @@ fn print_text(app: &App, report: &out::Doctor<'_>, problems: &[Problem]) {
         m.model_dir.display(),
         or_null(m.status.as_deref())
     );
+    if let Some(why) = &m.why {
+        println!("{:<9} {why}", s.bold("chosen"));
+    }
     if let Some(rt) = &m.runtime {
         println!("{:<9} {}", s.bold("runtime"), rt.display());
     }

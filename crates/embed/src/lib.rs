@@ -8,8 +8,10 @@
 //! - [`query`]: the query-time encoder, loaded as fast as possible.
 //! - [`window`]: token windows and neighbour context.
 //! - [`card`]: what a model folder says of its model (prefixes, pooling).
+//! - [`choice`]: which installed model embeds a history the config leaves open.
 
 pub mod card;
+pub mod choice;
 pub mod install;
 pub mod query;
 pub mod window;

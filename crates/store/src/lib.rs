@@ -23,6 +23,7 @@ pub mod glance;
 pub mod ingest;
 pub mod pulled_vectors;
 pub mod query;
+mod sample;
 pub mod schema;
 pub mod search;
 pub mod segment;

@@ -178,6 +178,9 @@ pub struct Model<'a> {
     /// `ok`, or why it did not load.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    /// Why this model, when the config names no model folder (`embed.model`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// A problem, with its fix.
@@ -224,6 +227,7 @@ mod tests {
                 model_dir: p,
                 runtime: None,
                 status: Some("ok".into()),
+                why: None,
             },
             plugins: vec![Plugin {
                 abi: None,
@@ -354,6 +358,7 @@ mod tests {
             model_dir: p,
             runtime: None,
             status: None,
+            why: None,
         };
         assert_eq!(keys(&model), ["enabled", "model_dir", "runtime"]);
         let vectors = Vectors {

@@ -174,3 +174,33 @@ fn the_index_names_the_parent_when_the_tasks_own_entry_is_missing() {
         ROption::RSome("/w/x")
     );
 }
+
+#[test]
+fn records_of_the_wrong_shape_are_passed_by() {
+    let dir = tempfile::tempdir().unwrap();
+    let task = dir.path().join("tasks/t1");
+    std::fs::create_dir_all(&task).unwrap();
+    // A tool's text that is not JSON, a question written as plain text, a
+    // number, a null, a time that is no time.
+    std::fs::write(
+        task.join("ui_messages.json"),
+        r#"[{"ts":1790000000000,"type":"say","say":"text","text":"hi"},
+            {"ts":1790000001000,"type":"ask","ask":"tool","text":"{not json"},
+            {"ts":1790000002000,"type":"ask","ask":"followup","text":"plain?"},
+            7, null,
+            {"ts":"soon","type":"say","say":"text","text":"answer"}]"#,
+    )
+    .unwrap();
+    let out = testing::parse_file::<TomlReader>(&task.join("ui_messages.json"), &context());
+    let s = &out.sessions[0];
+    assert_eq!(
+        common::messages(s),
+        vec![(Role::User, "hi"), (Role::Assistant, "answer")]
+    );
+    assert!(s.files.is_empty() && s.commands.is_empty());
+    // A document that is not a list of messages holds no session.
+    std::fs::write(task.join("ui_messages.json"), r#"{"not": "a list"}"#).unwrap();
+    let out = testing::parse_file::<TomlReader>(&task.join("ui_messages.json"), &context());
+    assert!(out.sessions.is_empty());
+    assert_eq!(out.skipped_empty, 1);
+}

@@ -362,7 +362,7 @@ fn letta_code_conversations_are_read_as_letta_code_writes_them() {
         "letta-again",
         SECOND_ANSWER,
     );
-    assert_eq!(ids(), [id.clone()], "a second conversation");
+    assert_eq!(ids(), std::slice::from_ref(&id), "a second conversation");
 
     r.assert_read(
         "letta-code",

@@ -137,7 +137,18 @@ fn of<'a>(all: &'a [Value], harness: &str) -> Vec<&'a Value> {
 
 /// Calls the MCP tool `name` with `arguments`; the text it answers.
 fn mcp_call(sb: &Sandbox, name: &str, arguments: Value) -> String {
-    let mut raw = Raw::start_with(sb, &["mcp"]);
+    let answer = mcp_result(sb, name, arguments);
+    answer["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {answer:#}"))
+        .to_string()
+}
+
+/// Calls the MCP tool `name` with `arguments` through `deja mcp
+/// --structured`; the result (its text in `content`, its value in
+/// `structuredContent`).
+pub(crate) fn mcp_result(sb: &Sandbox, name: &str, arguments: Value) -> Value {
+    let mut raw = Raw::start_with(sb, &["mcp", "--structured"]);
     raw.initialize();
     let call = json!({
         "jsonrpc": "2.0", "id": 7, "method": "tools/call",
@@ -147,10 +158,7 @@ fn mcp_call(sb: &Sandbox, name: &str, arguments: Value) -> String {
     let answer = raw.receive();
     let (status, stderr) = raw.finish();
     assert!(status.success(), "exit {status:?}\n{stderr}");
-    answer["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no text in {answer:#}"))
-        .to_string()
+    answer["result"].clone()
 }
 
 /// The note Claude Code's hook gets when a command fails with `error`, if any.

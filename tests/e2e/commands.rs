@@ -512,4 +512,30 @@ fn show_names_a_sessions_subagents() {
         .ok(&["recall", "usual places", "--mode", "lexical"])
         .stdout;
     assert!(out.contains(&format!("sub-agent of {parent_id}")), "{out}");
+
+    // Agents are told the same through MCP.
+    let answer = crate::cloned::mcp_result(
+        &sb,
+        "recall",
+        serde_json::json!({"query": "usual places", "limit": 10}),
+    );
+    let hits = answer["structuredContent"]["hits"].as_array().unwrap();
+    let child_hit = hits
+        .iter()
+        .find(|h| h["session_id"] == hit["session_id"])
+        .unwrap_or_else(|| panic!("{answer:#}"));
+    assert_eq!(child_hit["parent_id"], parent_id);
+    for h in hits.iter().filter(|h| h["session_id"] == parent_id) {
+        assert!(h["parent_id"].is_null(), "{h:#}");
+    }
+    let text = answer["content"][0]["text"].as_str().unwrap();
+    let child = hit["session_id"].as_str().unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains(&format!("session {child} ")))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains(&format!("sub-agent of {parent_id}")),
+        "{line}"
+    );
 }

@@ -415,6 +415,25 @@ fn a_session_takes_its_date_from_the_harness_index_else_it_is_marked_approximate
             "{hit:#}"
         );
     }
+    // Agents are told which dates are approximate, in the value and the text.
+    let answer = crate::cloned::mcp_result(&sb, "recall", serde_json::json!({"query": "tenant"}));
+    let text = answer["content"][0]["text"].as_str().unwrap();
+    let hits = answer["structuredContent"]["hits"].as_array().unwrap();
+    assert!(!hits.is_empty(), "{answer:#}");
+    for hit in hits {
+        let id = hit["session_id"].as_str().unwrap();
+        let approximate = !id.starts_with("0797f663");
+        assert_eq!(hit["date_approximate"], approximate, "{hit:#}");
+        let line = text
+            .lines()
+            .find(|l| l.contains(&format!("session {id} ")))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert_eq!(
+            line.contains("(approximate: the transcript's modification time)"),
+            approximate,
+            "{line}"
+        );
+    }
 
     // Without the index, both are dated by their files and marked so.
     let sb = Sandbox::new();

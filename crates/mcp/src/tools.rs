@@ -307,7 +307,7 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
         Some(other) => {
             return Err(bad(format!(
                 "`role` is `{other}`; use `user` or `assistant`"
-            )))
+            )));
         }
     };
     let range = (date(&args.since, "since")?, date(&args.until, "until")?);
@@ -354,13 +354,31 @@ pub fn recall(engine: &mut Engine, args: RecallArgs, limits: &Limits) -> Result<
         .chain(answer.notices.iter().cloned())
         .chain(coverage)
         .collect();
+    let rows: Vec<i64> = answer.hits.iter().map(|h| h.session_row).collect();
+    let store = engine.store();
+    let labels = Labels {
+        approximate: store
+            .dated_by_file_time(&rows)
+            .map_err(|e| bad(format!("recall failed: {e}")))?,
+        parents: store
+            .parents_of(&rows)
+            .map_err(|e| bad(format!("recall failed: {e}")))?,
+    };
     render_hits(
         &query,
         answer.mode,
         (warnings, answer.missing_half()),
         (&answer.hits, answer.withheld),
+        &labels,
         limits.max_answer_bytes,
     )
+}
+
+/// What a hit's session is, beyond the hit: dated only by its transcript's
+/// modification time, or sub-agent work (by session row).
+struct Labels {
+    approximate: std::collections::HashSet<i64>,
+    parents: std::collections::HashMap<i64, String>,
 }
 
 /// The text and value of a `recall` answer, within `max_bytes` of text.
@@ -369,6 +387,7 @@ fn render_hits(
     mode: Mode,
     (warnings, missing_half): (Vec<String>, Option<&str>),
     (hits, withheld): (&[Hit], usize),
+    labels: &Labels,
     max_bytes: usize,
 ) -> Result<Answer, CallError> {
     let terms = lexical::terms(query);
@@ -392,16 +411,26 @@ fn render_hits(
             Some(o) => format!(" · from {}", frame::field(o)),
             None => String::new(),
         };
+        let parent = labels.parents.get(&h.session_row);
+        if let Some(p) = parent {
+            origin.push_str(&format!(" · sub-agent of {}", frame::field(p)));
+        }
         if h.weak {
             origin.push_str(" · weak match");
         }
+        let approximate = labels.approximate.contains(&h.session_row);
         let block = format!(
-            "[{}] session {} · {} · {} · started {}{origin} · {} message {} (index {}){more}\n    {}\n",
+            "[{}] session {} · {} · {} · started {}{}{origin} · {} message {} (index {}){more}\n    {}\n",
             h.rank,
             frame::field(&h.session_id),
             frame::field(&h.harness),
             project_field(&h.project),
             rfc3339(h.started_at),
+            if approximate {
+                " (approximate: the transcript's modification time)"
+            } else {
+                ""
+            },
             h.role,
             frame::field(&h.message_id),
             h.message_index,
@@ -418,6 +447,7 @@ fn render_hits(
             body.push_str("…\n");
         }
         shown.push(out::Hit {
+            date_approximate: approximate,
             duplicates: &h.duplicates,
             harness: &h.harness,
             message_id: &h.message_id,
@@ -425,6 +455,7 @@ fn render_hits(
             more_in_session: h.more_in_session,
             native_session_id: &h.native_session_id,
             origin: h.origin.as_deref(),
+            parent_id: parent.map(String::as_str),
             project: json::Project::from(&h.project),
             rank: h.rank,
             role: &h.role,

@@ -33,6 +33,9 @@ pub struct Recall<'a> {
 /// One matching message, as a snippet.
 #[derive(Debug, Clone, Serialize)]
 pub struct Hit<'a> {
+    /// Whether the session's start is only its transcript's modification
+    /// time (the harness records none): `started_at` is approximate.
+    pub date_approximate: bool,
     /// deja ids of other sessions holding the same text, folded into this hit.
     pub duplicates: &'a [String],
     /// The harness that wrote the session.
@@ -47,6 +50,9 @@ pub struct Hit<'a> {
     pub native_session_id: &'a str,
     /// Who published the session in the team store (`user@machine`); null for this machine's own.
     pub origin: Option<&'a str>,
+    /// The deja id of the session that ran this one as a sub-agent; null
+    /// for a session the person started.
+    pub parent_id: Option<&'a str>,
     /// Where the session ran.
     pub project: Project<'a>,
     /// 1-based rank.
@@ -156,6 +162,7 @@ mod tests {
         let h = hit();
         let recall = Recall {
             hits: vec![Hit {
+                date_approximate: false,
                 duplicates: &h.duplicates,
                 harness: &h.harness,
                 message_id: &h.message_id,
@@ -163,6 +170,7 @@ mod tests {
                 more_in_session: 0,
                 native_session_id: &h.native_session_id,
                 origin: None,
+                parent_id: None,
                 project: Project::from(&h.project),
                 rank: 1,
                 role: &h.role,
@@ -198,6 +206,7 @@ mod tests {
         assert_eq!(
             keys(&recall.hits[0]),
             [
+                "date_approximate",
                 "duplicates",
                 "harness",
                 "message_id",
@@ -205,6 +214,7 @@ mod tests {
                 "more_in_session",
                 "native_session_id",
                 "origin",
+                "parent_id",
                 "project",
                 "rank",
                 "role",

@@ -38,10 +38,15 @@ pub fn of(field: &TimeField, group: &Group, path: &str, id: &str) -> Option<i64>
             .as_ref()
             .and_then(|r| field.in_record(r))
             .or_else(|| group.records.iter().find_map(|r| field.in_record(r))),
-        TimeField::InPath(pattern) => {
+        TimeField::InPath(pattern, format) => {
             let unified = path.replace('\\', "/");
             let found = pattern.0.captures(&unified)?.get(1)?.as_str().to_string();
-            time::ms(&Value::String(found))
+            match format {
+                Some(f) => chrono::NaiveDateTime::parse_from_str(&found, f)
+                    .ok()
+                    .map(|t| t.and_utc().timestamp_millis()),
+                None => time::ms(&Value::String(found)),
+            }
         }
         TimeField::InIndex(index) => time::ms(&value_in_index(index, path, id)?),
         TimeField::FirstOf(fields) => fields.iter().find_map(|f| of(f, group, path, id)),
@@ -214,9 +219,12 @@ mod tests {
 
     #[test]
     fn a_time_in_the_path_is_read_as_a_time() {
-        let field = TimeField::InPath(crate::description::Pattern(
-            regex::Regex::new(r"/(\d{4}-\d\d-\d\dT[^/]+)\.json$").unwrap(),
-        ));
+        let field = TimeField::InPath(
+            crate::description::Pattern(
+                regex::Regex::new(r"/(\d{4}-\d\d-\d\dT[^/]+)\.json$").unwrap(),
+            ),
+            None,
+        );
         let group = Group {
             row: None,
             records: Vec::new(),
@@ -226,5 +234,27 @@ mod tests {
             Some(1_734_000_000_000)
         );
         assert_eq!(of(&field, &group, "/s/untimed.json", "x"), None);
+    }
+
+    #[test]
+    fn a_time_in_the_path_is_read_by_its_format() {
+        let field = TimeField::InPath(
+            crate::description::Pattern(regex::Regex::new(r"__([^/]+)\.json$").unwrap()),
+            Some("%B_%d_%Y_%H-%M-%S".to_string()),
+        );
+        let group = Group {
+            row: None,
+            records: Vec::new(),
+        };
+        assert_eq!(
+            of(
+                &field,
+                &group,
+                "/c/Fix_the__December_12_2024_10-40-00.json",
+                "x"
+            ),
+            Some(1_734_000_000_000)
+        );
+        assert_eq!(of(&field, &group, "/c/Fix_the__Smarch_12.json", "x"), None);
     }
 }

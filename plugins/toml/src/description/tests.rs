@@ -119,3 +119,16 @@ fn in_match_needs_a_pattern() {
     let text = format!("{MINIMAL}\n{rule}pattern = \"^@shell: (.*)$\"\n");
     assert!(parse("t", &text).is_ok());
 }
+
+#[test]
+fn a_time_format_is_checked() {
+    let with = |format: &str| {
+        MINIMAL.replace(
+            "[source]",
+            &format!("[session]\nstarted = {{ path = \"__(.+)\\\\.json$\", format = \"{format}\" }}\n\n[source]"),
+        )
+    };
+    assert!(parse("t", &with("%B_%d_%Y_%H-%M-%S")).is_ok());
+    let e = parse("t", &with("%Q")).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("session.started"), "{e}");
+}

@@ -25,8 +25,10 @@ pub enum TimeField {
         pattern: Pattern,
     },
     /// The first group of `pattern` in the transcript's path (written with
-    /// `/` on every OS): `{ path = "/(\\d{4}-\\d\\d-\\d\\dT[^/]+)\\.json$" }`.
-    InPath(Pattern),
+    /// `/` on every OS): `{ path = "/(\\d{4}-\\d\\d-\\d\\dT[^/]+)\\.json$" }`;
+    /// with a `format` (chrono's strftime, `%B_%d_%Y_%H-%M-%S`), the group
+    /// is read by it, as UTC.
+    InPath(Pattern, Option<String>),
     /// The time of this session's entry in a JSON file that lists sessions:
     /// `{ file = "sessions.json", key = "/sessionId", at = "/dateCreated" }`.
     InIndex(Index),
@@ -60,6 +62,7 @@ impl<'de> Deserialize<'de> for TimeField {
             },
             InPath {
                 path: String,
+                format: Option<String>,
             },
             InIndex {
                 file: String,
@@ -71,7 +74,7 @@ impl<'de> Deserialize<'de> for TimeField {
         }
         let raw = Raw::deserialize(d).map_err(|_| {
             de::Error::custom(
-                "expected a JSON pointer (\"/created\"), { at = \"/text\", pattern = \"...(group)...\" }, { path = \"...(group)...\" }, { file = \"sessions.json\", key = \"/sessionId\", at = \"/dateCreated\" } (with `list` = the pointer to the entries when they are not the document), or a list of these (the first with a time)",
+                "expected a JSON pointer (\"/created\"), { at = \"/text\", pattern = \"...(group)...\" }, { path = \"...(group)...\" } (with `format` = how the group writes the time), { file = \"sessions.json\", key = \"/sessionId\", at = \"/dateCreated\" } (with `list` = the pointer to the entries when they are not the document), or a list of these (the first with a time)",
             )
         })?;
         let pointer = |p: &str| Pointer::parse(p).map_err(de::Error::custom);
@@ -83,7 +86,17 @@ impl<'de> Deserialize<'de> for TimeField {
                 at: pointer(&at)?,
                 pattern: grouped(&pattern)?,
             }),
-            Raw::InPath { path } => grouped(&path).map(TimeField::InPath),
+            Raw::InPath {
+                format: Some(format),
+                ..
+            } if chrono::format::StrftimeItems::new(&format)
+                .any(|i| matches!(i, chrono::format::Item::Error)) =>
+            {
+                Err(de::Error::custom(format!(
+                    "`{format}` is not a time format (chrono's strftime: `%Y-%m-%d %H:%M`)"
+                )))
+            }
+            Raw::InPath { path, format } => Ok(TimeField::InPath(grouped(&path)?, format)),
             Raw::InIndex { file, .. }
                 if file.is_empty() || std::path::Path::new(&file).is_absolute() =>
             {
@@ -128,7 +141,7 @@ impl TimeField {
                     .to_string();
                 crate::time::ms(&serde_json::Value::String(found))
             }
-            TimeField::InPath(_) | TimeField::InIndex(_) => None,
+            TimeField::InPath(..) | TimeField::InIndex(_) => None,
             TimeField::FirstOf(fields) => fields.iter().find_map(|f| f.in_record(record)),
         }
     }
@@ -137,7 +150,7 @@ impl TimeField {
     /// or an index file's).
     pub fn of_session_only(&self) -> bool {
         match self {
-            TimeField::InPath(_) | TimeField::InIndex(_) => true,
+            TimeField::InPath(..) | TimeField::InIndex(_) => true,
             TimeField::At(_) | TimeField::Capture { .. } => false,
             TimeField::FirstOf(fields) => fields.iter().any(TimeField::of_session_only),
         }

@@ -1391,3 +1391,52 @@ fn status_works_in_a_fresh_home_and_pull_reports_what_it_skips() {
     let out = ben.ok(&["team", "pull", "--json"]).json();
     assert_eq!(out["added"].as_u64(), Some(3), "{out:#}");
 }
+
+#[test]
+fn a_session_dated_only_by_its_file_stays_approximate_on_the_machines_that_pull_it() {
+    let server = server();
+    let ana = machine(&server, "ana", "laptop", "");
+    let ben = machine(&server, "ben", "desk", "");
+    // One Continue session dated by the harness's index, one only by its file.
+    crate::described::continue_sessions(&ana, true);
+    ana.index();
+    let listed = ana
+        .ok(&["sessions", "--harness", "continue", "--json"])
+        .json();
+    let sessions = listed["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2, "{listed:#}");
+    let mut share: Vec<String> = sessions
+        .iter()
+        .filter_map(|s| s["project"]["dir"].as_str().map(String::from))
+        .collect();
+    share.sort();
+    share.dedup();
+    assert!(!share.is_empty(), "{listed:#}");
+    ana.config(&format!(
+        "[embed]\nenabled = false\n[team]\nurl = \"{}\"\nname = \"ana@laptop\"\nshare = {share:?}\n",
+        server.url("ana", "team")
+    ));
+    let push = ana.ok(&["team", "push", "--json"]).json();
+    assert_eq!(push["pushed"].as_u64(), Some(2), "{push:#}");
+    ben.index();
+    ben.ok(&["team", "pull"]);
+    let pulled = ben.ok(&["sessions", "--origin", "ana", "--json"]).json();
+    let flags = |v: &Value| -> Vec<(String, bool)> {
+        let mut out: Vec<(String, bool)> = v["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["id"].as_str().unwrap().to_string(),
+                    s["date_approximate"].as_bool().unwrap(),
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    assert_eq!(flags(&pulled), flags(&listed));
+    assert!(flags(&pulled).iter().any(|(_, a)| *a), "{pulled:#}");
+    assert!(flags(&pulled).iter().any(|(_, a)| !*a), "{pulled:#}");
+}

@@ -41,6 +41,11 @@ pub fn hash(s: &Session) -> String {
         h.text(c.origin);
         h.int(c.timestamp_ms);
     }
+    // Last, and only when set, so that the hashes of sessions published
+    // before the flag travelled stay as they were.
+    if s.date_approximate {
+        h.text("date approximate");
+    }
     let digest = h.0.finalize();
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -186,7 +191,7 @@ pub(crate) fn session_from_row(r: &postgres::Row) -> Session {
         native_id: r.get("native_id"),
         started_at_ms: r.get("started_at"),
         updated_at_ms: r.get("updated_at"),
-        date_approximate: false,
+        date_approximate: r.get("date_approximate"),
         project: Project {
             dir: r.get("project_dir"),
             name: r.get("project_name"),
@@ -229,6 +234,8 @@ pub(crate) fn command_from_row(r: &postgres::Row) -> CommandRecord {
         command: r.get("command"),
         origin: if by == "user" { "user" } else { "agent" },
         timestamp_ms: r.get("at"),
+        // The team store keeps no outcome.
+        outcome: Default::default(),
     }
 }
 
@@ -339,5 +346,8 @@ mod tests {
         e.harness = "aide".into();
         e.id = "ra-1".into();
         assert_ne!(hash(&a), hash(&e));
+        let mut f = session();
+        f.date_approximate = true;
+        assert_ne!(hash(&a), hash(&f));
     }
 }

@@ -431,15 +431,16 @@ fn pg_opt(text: &Option<String>) -> Option<Cow<'_, str>> {
 const UPSERT_SESSION: &str = "
 INSERT INTO deja.sessions (origin, harness, session_id, native_id, started_at, updated_at,
     project_dir, project_name, project_id, title, parent_id, precedence, message_count,
-    content_hash, forgotten_at, pushed_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, NULL, $15)
+    content_hash, forgotten_at, pushed_at, date_approximate)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, NULL, $15, $16)
 ON CONFLICT (origin, harness, session_id) DO UPDATE SET
     native_id = excluded.native_id, started_at = excluded.started_at,
     updated_at = excluded.updated_at, project_dir = excluded.project_dir,
     project_name = excluded.project_name, project_id = excluded.project_id,
     title = excluded.title, parent_id = excluded.parent_id, precedence = excluded.precedence,
     message_count = excluded.message_count, content_hash = excluded.content_hash,
-    forgotten_at = NULL, pushed_at = excluded.pushed_at";
+    forgotten_at = NULL, pushed_at = excluded.pushed_at,
+    date_approximate = excluded.date_approximate";
 
 const INSERT_MESSAGES: &str = "
 INSERT INTO deja.messages (origin, harness, session_id, position, role, text, at, native_id)
@@ -487,6 +488,7 @@ fn send(team: &mut Team, batch: &[&(Session, String)]) -> Result<()> {
                     &(s.messages.len() as i32),
                     hash,
                     &now,
+                    &s.date_approximate,
                 ],
             )?;
             for sql in CLEAR {

@@ -88,7 +88,10 @@ CREATE TABLE deja.publishers (
     //    model file and the windowing), in half precision: a machine with
     //    the same model takes them instead of running it. They go with
     //    their session (retraction clears them as it clears messages).
+    //    And whether a session's start is only its transcript's
+    //    modification time, so that pulled copies say so too.
     r#"
+ALTER TABLE deja.sessions ADD COLUMN date_approximate boolean NOT NULL DEFAULT false;
 CREATE TABLE deja.vectors (
     origin     text  NOT NULL,
     harness    text  NOT NULL,

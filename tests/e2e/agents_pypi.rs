@@ -289,3 +289,78 @@ fn kimi_sessions_are_read_as_kimi_writes_them() {
     let resume = r.sb.ok(&["resume", &id]).stdout;
     assert!(resume.contains(&format!("kimi --session {id}")), "{resume}");
 }
+
+/// Open Interpreter 0.4.3 (its OpenAI-compatible `--api_base`), in its
+/// `--stdin` mode (one message, read from standard input: the program has
+/// no non-interactive way to go on with a conversation), runs a shell code
+/// block against the scripted model and answers; deja's reader of the
+/// conversation file, written only in TOML, reads it as typed and answered.
+#[test]
+fn open_interpreter_conversations_are_read_as_it_writes_them() {
+    let interpreter = pypi_client("open-interpreter", "interpreter");
+    let r = Run::new();
+    let server = ModelServer::start(
+        &r.run_dir,
+        &json!([
+            {"text": FIRST_LOOK, "tool": "execute",
+             "input": {"language": "shell", "code": FIRST_COMMAND}},
+            {"text": FIRST_ANSWER},
+        ]),
+    );
+    let question = r.run_dir.join("question.txt");
+    std::fs::create_dir_all(&r.run_dir).unwrap();
+    std::fs::write(&question, format!("{FIRST_QUESTION}\n")).unwrap();
+    let mut cmd = r.sb.command_of(Path::new("/bin/sh"));
+    cmd.env("DISABLE_TELEMETRY", "true").arg("-c").arg(format!(
+        "exec \"$0\" --stdin --plain -y --model openai/gpt-4o --api_base {}/v1 --api_key sk-placeholder < \"$1\"",
+        server.url
+    ));
+    cmd.arg(&interpreter).arg(&question);
+    r.run(cmd, "interpreter", FIRST_ANSWER);
+    // The conversation's file, found by an independent look.
+    let dir = r.sb.home.join(".config/open-interpreter/conversations");
+    let files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let id = files[0].trim_end_matches(".json").to_string();
+
+    let sb = &r.sb;
+    sb.ok(&["index"]);
+    let listed = sb.ok(&["sessions", "--json"]).json();
+    let ours: Vec<&Value> = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["harness"] == "open-interpreter")
+        .collect();
+    assert_eq!(ours.len(), 1, "{listed:#}");
+    assert_eq!(ours[0]["id"], id.as_str(), "{listed:#}");
+    // The file's name dates it, to the second.
+    assert_eq!(ours[0]["date_approximate"], false, "{listed:#}");
+    let shown = sb.ok(&["show", &id, "--json"]).json();
+    let texts: Vec<&str> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        [FIRST_QUESTION, FIRST_LOOK, FIRST_ANSWER],
+        "{shown:#}"
+    );
+    assert_eq!(shown["commands"][0]["command"], FIRST_COMMAND, "{shown:#}");
+    assert_eq!(shown["commands"].as_array().unwrap().len(), 1, "{shown:#}");
+    let found = sb
+        .ok(&[
+            "recall",
+            "ledger tenant predicate join",
+            "--harness",
+            "open-interpreter",
+            "--json",
+        ])
+        .json();
+    assert_eq!(found["hits"][0]["session_id"], id.as_str(), "{found:#}");
+}

@@ -68,6 +68,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ),
     ("gptme.toml", include_str!("../readers/gptme.toml")),
     ("kimi.toml", include_str!("../readers/kimi.toml")),
+    (
+        "open-interpreter.toml",
+        include_str!("../readers/open-interpreter.toml"),
+    ),
     ("goose.toml", include_str!("../readers/goose.toml")),
     ("zed.toml", include_str!("../readers/zed.toml")),
     ("amp.toml", include_str!("../readers/amp.toml")),

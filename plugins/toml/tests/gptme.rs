@@ -229,3 +229,16 @@ fn a_sub_agents_conversation_is_a_child_of_the_one_that_ran_it() {
     let commands: Vec<&str> = s.commands.iter().map(|c| c.command.as_str()).collect();
     assert_eq!(commands, vec!["ls migrations"]);
 }
+
+#[test]
+fn a_conversation_is_recognized_by_its_first_bytes() {
+    let file = conversation("real-0.35.1-tool");
+    let head = std::fs::read(&file).unwrap();
+    let head = &head[..head.len().min(4096)];
+    let sure = TomlReader::detect_in(
+        &context(Path::new("/nonexistent"), &[]),
+        file.to_str().unwrap(),
+        head,
+    );
+    assert!(sure > 0, "{sure}");
+}

@@ -15,6 +15,7 @@ mod cloned;
 mod commands;
 mod common;
 mod corpus;
+mod corpus_commands;
 mod demo;
 mod described;
 mod embedding;

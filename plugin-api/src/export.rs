@@ -12,10 +12,13 @@ use std::sync::Once;
 
 use abi_stable::std_types::{RResult, RSlice, RStr};
 
-use crate::module::{PluginModuleV1_0, PluginModuleV1_0Ref, PluginModuleV1_1, PluginModuleV1_1Ref};
+use crate::module::{
+    PluginModuleV1_0, PluginModuleV1_0Ref, PluginModuleV1_1, PluginModuleV1_1Ref, PluginModuleV1_2,
+    PluginModuleV1_2Ref,
+};
 use crate::types::{
-    Descriptions, Discovery, ErrorKind, HostContext, ParseOutput, ParseRequest, PluginError,
-    PluginInfo, ResumeAdvice, ResumeRequest,
+    Descriptions, Discovery, ErrorKind, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest,
+    PluginError, PluginInfo, ResumeAdvice, ResumeRequest,
 };
 use crate::version::{AbiVersion, CURRENT};
 
@@ -55,6 +58,14 @@ pub trait Reader {
     /// The description files this reader serves; none for a plain reader.
     fn descriptions() -> Descriptions {
         Descriptions::default()
+    }
+
+    /// Parses one transcript and says how its commands ended (ABI 1.2): a
+    /// reader whose transcripts record it overrides this (and answers
+    /// [`Reader::parse`] with its `output`); by default every outcome is
+    /// unknown.
+    fn parse_with_outcomes(request: &ParseRequest<'_>) -> Result<ParseOutputV1_2, PluginError> {
+        Self::parse(request).map(ParseOutputV1_2::without_outcomes)
     }
 }
 
@@ -161,8 +172,34 @@ extern "C" fn descriptions<R: Reader>() -> RResult<Descriptions, PluginError> {
     guard("descriptions", || Ok(R::descriptions()))
 }
 
+extern "C" fn parse_with_outcomes<R: Reader>(
+    request: &ParseRequest<'_>,
+) -> RResult<ParseOutputV1_2, PluginError> {
+    guard("parse", || R::parse_with_outcomes(request))
+}
+
 /// The root module for reader `R`. Used by [`export_plugin!`](crate::export_plugin).
-pub fn module_for<R: Reader>() -> PluginModuleV1_1Ref {
+pub fn module_for<R: Reader>() -> PluginModuleV1_2Ref {
+    use abi_stable::prefix_type::PrefixTypeTrait;
+    PluginModuleV1_2 {
+        abi_version,
+        describe: describe::<R>,
+        detect: detect::<R>,
+        discover: discover::<R>,
+        parse: parse::<R>,
+        resume: resume::<R>,
+        describe_in: describe_in::<R>,
+        detect_in: detect_in::<R>,
+        descriptions: descriptions::<R>,
+        parse_with_outcomes: parse_with_outcomes::<R>,
+    }
+    .leak_into_prefix()
+}
+
+/// The ABI 1.1 root module for reader `R`, as a plugin built before ABI 1.2
+/// exported it. Only for testing that hosts keep loading such plugins.
+#[doc(hidden)]
+pub fn module_v1_1_for<R: Reader>() -> PluginModuleV1_1Ref {
     use abi_stable::prefix_type::PrefixTypeTrait;
     PluginModuleV1_1 {
         abi_version,
@@ -215,7 +252,7 @@ macro_rules! export_plugin {
         pub static DEJA_PLUGIN_ABI: $crate::AbiTag = $crate::AbiTag::CURRENT;
 
         #[doc(hidden)]
-        pub fn __deja_plugin_root_module() -> $crate::PluginModuleV1_1Ref {
+        pub fn __deja_plugin_root_module() -> $crate::PluginModuleV1_2Ref {
             $crate::export::module_for::<$reader>()
         }
 
@@ -229,7 +266,7 @@ macro_rules! export_plugin {
             // SAFETY: the constructor returns the module type named here, as
             // abi_stable's own `export_root_module` attribute does.
             unsafe {
-                $crate::abi_stable::library::LibHeader::from_constructor::<$crate::PluginModuleV1_1Ref>(
+                $crate::abi_stable::library::LibHeader::from_constructor::<$crate::PluginModuleV1_2Ref>(
                     erased,
                     $crate::abi_stable::library::CheckTypeLayout::Yes,
                 )

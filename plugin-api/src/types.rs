@@ -213,6 +213,95 @@ pub struct CommandRecord {
     pub timestamp_ms: i64,
 }
 
+/// How a command ended, as far as its transcript says (ABI 1.2).
+#[repr(u8)]
+#[derive(StableAbi, Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum CommandStatus {
+    /// The transcript does not say.
+    #[default]
+    Unknown = 0,
+    /// It ended well (exit code 0, or the harness says it succeeded).
+    Succeeded = 1,
+    /// It failed (a non-zero exit code, or the harness marks its result an error).
+    Failed = 2,
+}
+
+impl CommandStatus {
+    /// The lower-case name used in output and the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommandStatus::Unknown => "unknown",
+            CommandStatus::Succeeded => "succeeded",
+            CommandStatus::Failed => "failed",
+        }
+    }
+}
+
+/// A command's outcome (ABI 1.2): its status and, where the transcript
+/// gives one, its exit code.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CommandOutcome {
+    /// Failed, succeeded or unknown.
+    pub status: CommandStatus,
+    /// The exit code, when the transcript records one.
+    pub exit_code: ROption<i32>,
+}
+
+impl CommandOutcome {
+    /// The outcome of an exit code: 0 succeeded, anything else failed.
+    pub fn from_exit_code(code: i32) -> Self {
+        CommandOutcome {
+            status: if code == 0 {
+                CommandStatus::Succeeded
+            } else {
+                CommandStatus::Failed
+            },
+            exit_code: ROption::RSome(code),
+        }
+    }
+
+    /// An outcome known only as failed or not (no exit code).
+    pub fn from_failed(failed: bool) -> Self {
+        CommandOutcome {
+            status: if failed {
+                CommandStatus::Failed
+            } else {
+                CommandStatus::Succeeded
+            },
+            exit_code: ROption::RNone,
+        }
+    }
+
+    /// The outcome the shell tool of Gemini CLI and its forks (Qwen Code)
+    /// writes at the end of its output: an `Exit Code: N` line, or, without
+    /// a number, a `Signal: S` line naming a signal (failed). `None` when
+    /// the text has neither.
+    pub fn from_shell_tool_output(text: &str) -> Option<Self> {
+        let field = |name: &str| {
+            text.lines()
+                .rev()
+                .find_map(|line| line.trim().strip_prefix(name))
+                .map(str::trim)
+        };
+        if let Some(code) = field("Exit Code:").and_then(|c| c.parse::<i32>().ok()) {
+            return Some(CommandOutcome::from_exit_code(code));
+        }
+        field("Signal:")
+            .filter(|s| !s.is_empty() && *s != "(none)")
+            .map(|_| CommandOutcome::from_failed(true))
+    }
+}
+
+/// The outcomes of one session's commands (ABI 1.2), in the order of its
+/// [`Session::commands`]; shorter when the last ones are unknown.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionOutcomes {
+    /// One per command, in order.
+    pub commands: RVec<CommandOutcome>,
+}
+
 /// The project a session belongs to. Any part may be unknown.
 #[repr(C)]
 #[derive(StableAbi, Debug, Clone, Default, PartialEq, Eq)]
@@ -267,6 +356,38 @@ pub struct ParseOutput {
     pub skipped_empty: u32,
     /// Non-fatal problems worth telling the user.
     pub warnings: RVec<RString>,
+}
+
+/// The result of parsing one transcript, with its commands' outcomes (ABI
+/// 1.2). The value types of ABI 1.0 stay as they were: the outcomes travel
+/// beside the sessions, `outcomes[i]` for `output.sessions[i]` (missing
+/// entries: unknown).
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParseOutputV1_2 {
+    /// What ABI 1.0 returns.
+    pub output: ParseOutput,
+    /// Per session, in the same order, its commands' outcomes.
+    pub outcomes: RVec<SessionOutcomes>,
+}
+
+impl ParseOutputV1_2 {
+    /// `output` with every command's outcome unknown.
+    pub fn without_outcomes(output: ParseOutput) -> Self {
+        ParseOutputV1_2 {
+            output,
+            outcomes: RVec::new(),
+        }
+    }
+
+    /// The outcome of command `command` of session `session` (unknown when not given).
+    pub fn outcome(&self, session: usize, command: usize) -> CommandOutcome {
+        self.outcomes
+            .get(session)
+            .and_then(|s| s.commands.get(command))
+            .copied()
+            .unwrap_or_default()
+    }
 }
 
 /// A session to resume.
@@ -435,5 +556,29 @@ impl Session {
             files: RVec::new(),
             commands: RVec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_tool_output_gives_the_exit_code() {
+        let ok = "Command: ls\nOutput: a\nError: (none)\nExit Code: 0\nSignal: (none)";
+        assert_eq!(
+            CommandOutcome::from_shell_tool_output(ok),
+            Some(CommandOutcome::from_exit_code(0))
+        );
+        let failed = "Output: x\nExit Code: 255\nProcess Group PGID: 7832";
+        let failed = CommandOutcome::from_shell_tool_output(failed).unwrap();
+        assert_eq!(failed.status, CommandStatus::Failed);
+        assert_eq!(failed.exit_code.into_option(), Some(255));
+        let killed = "Output: x\nExit Code: (none)\nSignal: 9";
+        assert_eq!(
+            CommandOutcome::from_shell_tool_output(killed),
+            Some(CommandOutcome::from_failed(true))
+        );
+        assert_eq!(CommandOutcome::from_shell_tool_output("Output: hi"), None);
     }
 }

@@ -326,6 +326,7 @@ mod tests {
                 command: "ls".into(),
                 origin: "user",
                 timestamp_ms: 0,
+                outcome: Default::default(),
             }],
         }
     }

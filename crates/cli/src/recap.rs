@@ -1,6 +1,7 @@
 //! `deja recap`: what happened in a period (by default the last seven
 //! days), per project and per day: the sessions begun, the files changed
-//! most, the sessions forgotten. Read from the store alone.
+//! most, the commands that failed, the sessions forgotten. Read from the
+//! store alone.
 
 use std::fmt::Write as _;
 
@@ -11,6 +12,9 @@ use crate::app::App;
 use crate::output::{self, local_short, one_line, plural, Style};
 use crate::{json, ExitStatus};
 use deja_app::recap::{DayRecap, Period, ProjectRecap, Recap};
+
+/// Failed commands listed for one project on one day; `--json` lists all.
+pub const SHOWN_FAILED: usize = 10;
 
 /// `deja recap`.
 #[derive(Debug, Args)]
@@ -69,6 +73,9 @@ pub fn text(recap: &Recap) -> String {
         plural(count(recap.messages()), "message", "messages"),
         plural(recap.projects.len(), "project", "projects"),
     ];
+    if recap.failed() > 0 {
+        counts.push(plural(recap.failed(), "failed command", "failed commands"));
+    }
     if recap.forgotten() > 0 {
         counts.push(format!("{} forgotten", recap.forgotten()));
     }
@@ -180,6 +187,28 @@ fn write_day(out: &mut String, d: &DayRecap) {
             ))
         );
     }
+    for c in d.failed.iter().take(SHOWN_FAILED) {
+        let how = match c.exit_code {
+            Some(code) => format!("exit {code}, {}", short_id(&c.session)),
+            None => short_id(&c.session).to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "    failed  {}  {}",
+            s.red(&one_line(&c.command, room + 20)),
+            s.dim(&how)
+        );
+    }
+    if d.failed.len() > SHOWN_FAILED {
+        let _ = writeln!(
+            out,
+            "    {}",
+            s.dim(&format!(
+                "and {} more (deja recap --json lists them all)",
+                plural(d.failed.len() - SHOWN_FAILED, "failed command", "failed commands")
+            ))
+        );
+    }
     for t in &d.forgotten {
         let started = t
             .started_at
@@ -193,4 +222,9 @@ fn write_day(out: &mut String, d: &DayRecap) {
             s.dim(&started)
         );
     }
+}
+
+/// A session id as the failed commands' lines show it: its first 8 characters.
+fn short_id(id: &str) -> &str {
+    id.char_indices().nth(8).map_or(id, |(i, _)| &id[..i])
 }

@@ -1,7 +1,7 @@
 //! The readers' ABI values turned into deja's own types, once, at the
 //! boundary: nothing past the host touches FFI types.
 
-use deja_model::{CommandRecord, FileRecord, Message, Project, Role, Session};
+use deja_model::{CommandRecord, FileRecord, Message, Outcome, OutcomeStatus, Project, Role, Session};
 use deja_plugin_api as api;
 
 fn opt(v: api::ROption<api::RString>) -> Option<String> {
@@ -13,8 +13,14 @@ fn opt(v: api::ROption<api::RString>) -> Option<String> {
 /// Converts a plugin's session (read by the reader of `harness` from a
 /// transcript modified at `modified_ms`). A start that is exactly the
 /// transcript's modification time is what a reader gives when nothing
-/// dates the session: the date is approximate.
-pub fn session(harness: &str, s: api::Session, modified_ms: i64) -> Session {
+/// dates the session: the date is approximate. `outcomes` are its
+/// commands' outcomes, in order (missing ones: unknown).
+pub fn session(
+    harness: &str,
+    s: api::Session,
+    outcomes: &[api::CommandOutcome],
+    modified_ms: i64,
+) -> Session {
     Session {
         harness: harness.to_string(),
         id: s.id.into_string(),
@@ -55,11 +61,25 @@ pub fn session(harness: &str, s: api::Session, modified_ms: i64) -> Session {
         commands: s
             .commands
             .into_iter()
-            .map(|c| CommandRecord {
+            .enumerate()
+            .map(|(i, c)| CommandRecord {
                 command: c.command.into_string(),
                 origin: c.origin.as_str(),
                 timestamp_ms: c.timestamp_ms,
+                outcome: outcomes.get(i).map(outcome).unwrap_or_default(),
             })
             .collect(),
+    }
+}
+
+/// A plugin's outcome of a command in deja's terms.
+pub fn outcome(o: &api::CommandOutcome) -> Outcome {
+    Outcome {
+        status: match o.status {
+            api::CommandStatus::Unknown => OutcomeStatus::Unknown,
+            api::CommandStatus::Succeeded => OutcomeStatus::Succeeded,
+            api::CommandStatus::Failed => OutcomeStatus::Failed,
+        },
+        exit_code: o.exit_code.into_option().map(i64::from),
     }
 }

@@ -403,11 +403,16 @@ impl Plugin {
             .parse(&request)
             .into_result()
             .map_err(|e| self.call_error(e))?;
+        let api::ParseOutputV1_2 { output: out, outcomes } = out;
         Ok(Parsed {
             sessions: out
                 .sessions
                 .into_iter()
-                .map(|s| convert::session(&self.harness, s, modified_ms))
+                .enumerate()
+                .map(|(i, s)| {
+                    let o = outcomes.get(i).map(|o| o.commands.as_slice()).unwrap_or(&[]);
+                    convert::session(&self.harness, s, o, modified_ms)
+                })
                 .collect(),
             skipped_empty: out.skipped_empty,
             warnings: out.warnings.into_iter().map(|w| w.into_string()).collect(),

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use abi_stable::library::{lib_header_from_raw_library, LibraryError, RawLibrary};
 use deja_plugin_api::version::{AbiTag, AbiVersion, ABI_TAG_SYMBOL, CURRENT};
-use deja_plugin_api::{PluginModuleV1_0Ref, PluginModuleV1_1Ref};
+use deja_plugin_api::{PluginModuleV1_0Ref, PluginModuleV1_1Ref, PluginModuleV1_2Ref};
 
 pub use crate::error::LoadError;
 use crate::module::Module;
@@ -77,6 +77,11 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
         1 => Module::V1_1(
             header
                 .init_root_module::<PluginModuleV1_1Ref>()
+                .map_err(incompatible)?,
+        ),
+        2 => Module::V1_2(
+            header
+                .init_root_module::<PluginModuleV1_2Ref>()
                 .map_err(incompatible)?,
         ),
         other => {

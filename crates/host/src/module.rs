@@ -1,6 +1,7 @@
 //! A loaded plugin's root module, whichever ABI 1.x minor version it was
 //! built for, behind one set of calls: a 1.0 plugin answers the 1.1 calls as
-//! a plain reader does (no context, no descriptions).
+//! a plain reader does (no context, no descriptions), and a plugin older
+//! than 1.2 gives every command's outcome as unknown.
 
 use abi_stable::std_types::{RResult, RSlice, RStr};
 use deja_plugin_api as api;
@@ -12,6 +13,8 @@ pub enum Module {
     V1_0(api::PluginModuleV1_0Ref),
     /// Built for ABI 1.1.
     V1_1(api::PluginModuleV1_1Ref),
+    /// Built for ABI 1.2.
+    V1_2(api::PluginModuleV1_2Ref),
 }
 
 type Result<T> = RResult<T, api::PluginError>;
@@ -22,6 +25,7 @@ impl Module {
         match self {
             Module::V1_0(m) => (m.describe())(),
             Module::V1_1(m) => (m.describe())(),
+            Module::V1_2(m) => (m.describe())(),
         }
     }
 
@@ -30,6 +34,7 @@ impl Module {
         match self {
             Module::V1_0(m) => (m.describe())(),
             Module::V1_1(m) => (m.describe_in())(context),
+            Module::V1_2(m) => (m.describe_in())(context),
         }
     }
 
@@ -43,7 +48,9 @@ impl Module {
         let (path, head) = (RStr::from(path), RSlice::from(head));
         match (self, context) {
             (Module::V1_1(m), Some(context)) => (m.detect_in())(context, path, head),
+            (Module::V1_2(m), Some(context)) => (m.detect_in())(context, path, head),
             (Module::V1_1(m), None) => (m.detect())(path, head),
+            (Module::V1_2(m), None) => (m.detect())(path, head),
             (Module::V1_0(m), _) => (m.detect())(path, head),
         }
     }
@@ -53,14 +60,17 @@ impl Module {
         match self {
             Module::V1_0(m) => (m.discover())(context),
             Module::V1_1(m) => (m.discover())(context),
+            Module::V1_2(m) => (m.discover())(context),
         }
     }
 
-    /// Parsing one transcript.
-    pub fn parse(&self, request: &api::ParseRequest<'_>) -> Result<api::ParseOutput> {
+    /// Parsing one transcript, with the commands' outcomes where the
+    /// plugin gives them (ABI 1.2 and later).
+    pub fn parse(&self, request: &api::ParseRequest<'_>) -> Result<api::ParseOutputV1_2> {
         match self {
-            Module::V1_0(m) => (m.parse())(request),
-            Module::V1_1(m) => (m.parse())(request),
+            Module::V1_0(m) => (m.parse())(request).map(api::ParseOutputV1_2::without_outcomes),
+            Module::V1_1(m) => (m.parse())(request).map(api::ParseOutputV1_2::without_outcomes),
+            Module::V1_2(m) => (m.parse_with_outcomes())(request),
         }
     }
 
@@ -69,6 +79,7 @@ impl Module {
         match self {
             Module::V1_0(m) => (m.resume())(request),
             Module::V1_1(m) => (m.resume())(request),
+            Module::V1_2(m) => (m.resume())(request),
         }
     }
 
@@ -77,6 +88,7 @@ impl Module {
         match self {
             Module::V1_0(_) => RResult::ROk(api::Descriptions::default()),
             Module::V1_1(m) => (m.descriptions())(),
+            Module::V1_2(m) => (m.descriptions())(),
         }
     }
 }

@@ -473,6 +473,7 @@ mod tests {
                 command: format!("curl -u {key}: https://api.stripe.com"),
                 origin: "agent",
                 timestamp_ms: 0,
+                outcome: Default::default(),
             }],
         };
         let red = Redactor::new(&[]).unwrap().session(s);

@@ -1,6 +1,7 @@
 //! The `recap` tool: what happened in a period (by default the last seven
 //! days), per project and per day, as `deja recap` reads it: the sessions
-//! begun, the files changed most, the sessions forgotten. Framed as
+//! begun, the files changed most, the commands that failed, the sessions
+//! forgotten. Framed as
 //! untrusted memory, bounded like the other tools' answers, and without the
 //! sessions the asking agent is not given (its own, code-folder sessions).
 
@@ -27,7 +28,7 @@ pub fn definition() -> (&'static str, &'static str, Value) {
         "recap",
         "What was done in a period (default: the last 7 days), per project and per day: the sessions \
          begun (id, harness, time, messages, title or first request), the files changed most, the \
-         sessions forgotten. Read a session with the `session` tool.",
+         commands that failed (where the transcript records how a command ended), the sessions forgotten. Read a session with the `session` tool.",
         json!({
             "type": "object",
             "properties": {
@@ -111,6 +112,9 @@ fn render(recap: &Recap, max_bytes: usize) -> (String, Recap) {
         plural(count(recap.messages()), "message", "messages"),
         plural(recap.projects.len(), "project", "projects"),
     ];
+    if recap.failed() > 0 {
+        counts.push(plural(recap.failed(), "failed command", "failed commands"));
+    }
     if recap.forgotten() > 0 {
         counts.push(format!("{} forgotten", recap.forgotten()));
     }
@@ -150,6 +154,7 @@ fn render(recap: &Recap, max_bytes: usize) -> (String, Recap) {
                 files: Vec::new(),
                 more_files: d.more_files,
                 forgotten: Vec::new(),
+                failed: Vec::new(),
                 day: d.day,
             };
             let mut full = false;
@@ -181,6 +186,23 @@ fn render(recap: &Recap, max_bytes: usize) -> (String, Recap) {
                 if !full {
                     body.push_str(&line);
                 }
+            }
+            for c in d.failed.iter().take_while(|_| !full) {
+                let code = c
+                    .exit_code
+                    .map(|code| format!(" · exit {code}"))
+                    .unwrap_or_default();
+                let line = format!(
+                    "    failed {}{code} · in {}\n",
+                    frame::field(crate::output::one_line(&c.command, ABOUT_BYTES).as_str()),
+                    frame::field(&c.session)
+                );
+                if !fits(&body, &line) {
+                    full = true;
+                    break;
+                }
+                body.push_str(&line);
+                day.failed.push(c.clone());
             }
             for t in d.forgotten.iter().take_while(|_| !full) {
                 let line = format!(

@@ -72,6 +72,51 @@ pub struct CommandRecord {
     pub origin: &'static str,
     /// When (ms since epoch, UTC).
     pub timestamp_ms: i64,
+    /// How it ended, as far as the transcript says.
+    pub outcome: Outcome,
+}
+
+/// How a command ended: failed, succeeded or unknown (the transcript does
+/// not say), and its exit code where the transcript gives one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    /// `failed`, `succeeded` or `unknown`.
+    pub status: OutcomeStatus,
+    /// The exit code, when recorded.
+    pub exit_code: Option<i64>,
+}
+
+/// Whether a command failed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutcomeStatus {
+    /// The transcript does not say.
+    #[default]
+    Unknown,
+    /// It ended well.
+    Succeeded,
+    /// It failed: a non-zero exit code, or its result marked an error.
+    Failed,
+}
+
+impl OutcomeStatus {
+    /// The name used in output and the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutcomeStatus::Unknown => "unknown",
+            OutcomeStatus::Succeeded => "succeeded",
+            OutcomeStatus::Failed => "failed",
+        }
+    }
+
+    /// The status a stored name stands for (anything else: unknown).
+    pub fn from_name(name: &str) -> Self {
+        match name {
+            "succeeded" => OutcomeStatus::Succeeded,
+            "failed" => OutcomeStatus::Failed,
+            _ => OutcomeStatus::Unknown,
+        }
+    }
 }
 
 /// Where a session ran.

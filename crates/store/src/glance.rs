@@ -150,6 +150,7 @@ mod tests {
                 command: (*c).into(),
                 origin: "agent",
                 timestamp_ms: 0,
+                outcome: Default::default(),
             })
             .collect();
         store.apply(&file("/t/a", "s"), &[s]).unwrap();

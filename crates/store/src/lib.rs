@@ -18,6 +18,7 @@ pub mod counts;
 pub mod edits;
 pub mod embedding;
 pub mod export;
+pub mod failed;
 pub mod forget;
 pub mod glance;
 pub mod ingest;

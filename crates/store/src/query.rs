@@ -596,16 +596,22 @@ impl Store {
             .map_err(|e| self.wrap(e))?;
         let mut stmt = conn
             .prepare(
-                "SELECT command, origin, timestamp FROM commands WHERE session = ?1 ORDER BY position",
+                "SELECT command, origin, timestamp, outcome, exit_code FROM commands
+                 WHERE session = ?1 ORDER BY position",
             )
             .map_err(|e| self.wrap(e))?;
         let commands = stmt
             .query_map([row.row], |r| {
                 let origin: String = r.get(1)?;
+                let status: String = r.get(3)?;
                 Ok(CommandRecord {
                     command: r.get(0)?,
                     origin: if origin == "user" { "user" } else { "agent" },
                     timestamp_ms: r.get(2)?,
+                    outcome: deja_model::Outcome {
+                        status: deja_model::OutcomeStatus::from_name(&status),
+                        exit_code: r.get(4)?,
+                    },
                 })
             })
             .map_err(|e| self.wrap(e))?

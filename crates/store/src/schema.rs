@@ -270,6 +270,15 @@ CREATE TABLE pulled_vectors (
     PRIMARY KEY (session, model, text_hash)
 ) WITHOUT ROWID;
 "#,
+    // 11: how each command ended (failed, succeeded or unknown) and its exit
+    //    code where the transcript gives one. Commands stored before are
+    //    unknown; their transcripts are read again by the next index, so
+    //    that readers that know the outcome fill it in.
+    r#"
+ALTER TABLE commands ADD COLUMN outcome TEXT NOT NULL DEFAULT 'unknown';
+ALTER TABLE commands ADD COLUMN exit_code INTEGER;
+UPDATE sources SET reader = '';
+"#,
 ];
 
 /// The schema version this deja writes.

@@ -10,14 +10,17 @@
 //!   first text appears; text a record repeats is not added twice. Made-up
 //!   replies (`<synthetic>`, API errors) say nothing.
 //! - Tool calls become files and commands records ([`crate::tools`]), once
-//!   per call id; a call whose result says it did not happen is dropped.
+//!   per call id; a call whose result says it did not happen is dropped. A
+//!   Bash call's result gives its outcome ([`crate::tools::shell_outcome`]).
 //! - Queued prompts delivered mid-turn are the person's messages ([`crate::queue`]).
 //! - Every record's timestamp counts for the session's start and end; a
 //!   record without one takes the last one seen, else the file's time.
 
 use std::collections::{HashMap, HashSet};
 
-use deja_plugin_api::{CommandOrigin, CommandRecord, FileRecord, Message, Project, RString, Role};
+use deja_plugin_api::{
+    CommandOrigin, CommandOutcome, CommandRecord, FileRecord, Message, Project, RString, Role,
+};
 use serde_json::Value;
 
 use crate::content;
@@ -64,6 +67,7 @@ struct Act {
     at: i64,
     cwd: Option<String>,
     happened: bool,
+    outcome: CommandOutcome,
 }
 
 /// What a finished builder holds.
@@ -75,6 +79,8 @@ pub struct Built {
     pub files: Vec<FileRecord>,
     /// Commands run.
     pub commands: Vec<CommandRecord>,
+    /// How each of them ended, in the same order.
+    pub outcomes: Vec<CommandOutcome>,
     /// The earliest and latest record times.
     pub span: Option<(i64, i64)>,
     /// Where it ran ([`crate::project`]).
@@ -131,11 +137,11 @@ impl Builder {
         for block in record.blocks() {
             if let Block::ToolResult {
                 tool_use_id: Some(id),
-                is_error: true,
+                is_error,
                 content,
             } = block
             {
-                self.failed(id, &result_text(content));
+                self.result(id, is_error, &result_text(content));
             }
         }
         if content::is_local_caveat(record) {
@@ -294,14 +300,19 @@ impl Builder {
             at,
             cwd: record.cwd.clone(),
             happened: true,
+            outcome: CommandOutcome::default(),
         });
     }
 
-    /// The call `id` returned an error reading `text`.
-    fn failed(&mut self, id: &str, text: &str) {
+    /// The call `id` returned `text`, an error when `is_error`: a call
+    /// that did not happen is dropped, a shell command's outcome noted.
+    fn result(&mut self, id: &str, is_error: bool, text: &str) {
         if let Some(act) = self.calls.get(id).and_then(|&i| self.activity.get_mut(i)) {
-            if !tools::happened_despite_error(&act.effect, text) {
+            if is_error && !tools::happened_despite_error(&act.effect, text) {
                 act.happened = false;
+            }
+            if let Effect::Shell(_) = act.effect {
+                act.outcome = tools::shell_outcome(is_error, text);
             }
         }
     }
@@ -315,13 +326,17 @@ impl Builder {
         let project_dir = project::dir(&project);
         let mut files = Vec::new();
         let mut commands = Vec::new();
+        let mut outcomes = Vec::new();
         for act in self.activity.into_iter().filter(|a| a.happened) {
             match act.effect {
-                Effect::Shell(command) => commands.push(CommandRecord {
-                    command: command.into(),
-                    origin: act.origin,
-                    timestamp_ms: act.at,
-                }),
+                Effect::Shell(command) => {
+                    commands.push(CommandRecord {
+                        command: command.into(),
+                        origin: act.origin,
+                        timestamp_ms: act.at,
+                    });
+                    outcomes.push(act.outcome);
+                }
                 Effect::File(path, action) => {
                     let base = act.cwd.as_deref().or(project_dir);
                     let path = match base {
@@ -342,6 +357,7 @@ impl Builder {
             messages: self.messages,
             files,
             commands,
+            outcomes,
             span: self.first_ms.zip(self.last_ms),
             project: project.clone(),
             conversation: self.conversation,

@@ -40,7 +40,7 @@ pub mod title;
 pub mod tools;
 
 use deja_plugin_api::{
-    text, Discovery, HostContext, ParseOutput, ParseRequest, PluginError, PluginInfo, RVec,
+    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError, PluginInfo, RVec,
     ResumeAdvice, ResumeRequest,
 };
 
@@ -120,6 +120,10 @@ impl deja_plugin_api::Reader for ClaudeReader {
     }
 
     fn parse(request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
+        Self::parse_with_outcomes(request).map(|o| o.output)
+    }
+
+    fn parse_with_outcomes(request: &ParseRequest<'_>) -> Result<ParseOutputV1_2, PluginError> {
         Ok(parse::parse(
             request.path.as_str(),
             request.bytes.as_slice(),

@@ -14,7 +14,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use deja_plugin_api::{text, ParseOutput, RString, Session};
+use deja_plugin_api::{text, ParseOutputV1_2 as ParseOutput, RString, SessionOutcomes, Session};
 
 use crate::builder::{Builder, Built};
 use crate::family;
@@ -25,14 +25,15 @@ use crate::records::Record;
 /// The prompt of the cache warm-up Claude Code sends to subagents (2.0.x–2.1.x).
 const WARMUP: &str = "Warmup";
 
-/// Parses the transcript at `path` holding `bytes`, modified at `modified_ms`.
+/// Parses the transcript at `path` holding `bytes`, modified at `modified_ms`;
+/// the commands' outcomes come beside the sessions.
 pub fn parse(path: &str, bytes: &[u8], modified_ms: i64) -> ParseOutput {
     let (text, _) = text::decode(bytes);
     let mut records = text::lines(&text).filter_map(Record::parse).peekable();
     let mut output = ParseOutput::default();
     if records.peek().is_none() {
         if text.contains('\n') && !text.trim().is_empty() {
-            output.warnings.push(
+            output.output.warnings.push(
                 format!("`{path}` holds no JSON record (not a Claude Code transcript?); skipped")
                     .into(),
             );
@@ -139,7 +140,7 @@ impl File<'_> {
         for (agent, builder) in sidechains.groups {
             let built = builder.finish(self.folder());
             if is_warmup(&built) {
-                output.skipped_empty += 1;
+                output.output.skipped_empty += 1;
                 continue;
             }
             let identity = Identity {
@@ -190,7 +191,7 @@ impl File<'_> {
         }
         let built = builder.finish(self.folder());
         if is_warmup(&built) {
-            output.skipped_empty += 1;
+            output.output.skipped_empty += 1;
             return;
         }
         let identity = Identity {
@@ -222,7 +223,7 @@ impl File<'_> {
             return;
         }
         if built.messages.is_empty() {
-            output.skipped_empty += 1;
+            output.output.skipped_empty += 1;
             return;
         }
         let (started, updated) = built.span.unwrap_or((self.modified_ms, self.modified_ms));
@@ -233,7 +234,10 @@ impl File<'_> {
         session.messages = built.messages.into();
         session.files = built.files.into();
         session.commands = built.commands.into();
-        output.sessions.push(session);
+        output.output.sessions.push(session);
+        output.outcomes.push(SessionOutcomes {
+            commands: built.outcomes.into(),
+        });
     }
 }
 

@@ -100,6 +100,7 @@ fn elsewhere(path: &str, request: &ResumeRequest<'_>) -> Option<String> {
 fn reparse(path: &str, id: &str) -> Option<Session> {
     let bytes = fs::read(path).ok()?;
     parse::parse(path, &bytes, 0)
+        .output
         .sessions
         .into_iter()
         .find(|s| s.id.as_str() == id)

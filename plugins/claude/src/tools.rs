@@ -9,7 +9,7 @@
 //! timeout): it ran. Only refusals, cancellations and validation errors mean
 //! that a command did not run.
 
-use deja_plugin_api::FileAction;
+use deja_plugin_api::{CommandOutcome, FileAction};
 use serde_json::Value;
 
 /// What a tool call did, as far as deja cares.
@@ -52,6 +52,30 @@ const NOT_RUN: &[&str] = &[
     "Cancelled",
     "InputValidationError",
 ];
+
+/// How a Bash call ended, from its result: an error result failed, with the
+/// exit code its text begins with (`Exit code N`) where there is one; any
+/// other result succeeded. Claude Code writes the exit code only of a
+/// command that failed.
+pub fn shell_outcome(is_error: bool, text: &str) -> CommandOutcome {
+    if !is_error {
+        return CommandOutcome::from_failed(false);
+    }
+    let code = text
+        .trim_start()
+        .strip_prefix("Exit code ")
+        .and_then(|rest| {
+            let digits: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '-')
+                .collect();
+            digits.parse::<i32>().ok()
+        });
+    match code {
+        Some(code) => CommandOutcome::from_exit_code(code),
+        None => CommandOutcome::from_failed(true),
+    }
+}
 
 /// Whether a call with effect `effect`, whose result is an error reading
 /// `text`, took place anyway.
@@ -120,4 +144,16 @@ mod tests {
         let edit = Effect::File("a".into(), FileAction::Edit);
         assert!(!happened_despite_error(&edit, "Exit code 1"));
     }
+
+    #[test]
+    fn shell_outcome_reads_the_exit_code_of_an_error() {
+        let failed = shell_outcome(true, "Exit code 128\nfatal: not a git repository");
+        assert_eq!(failed, CommandOutcome::from_exit_code(128));
+        assert_eq!(
+            shell_outcome(true, "command timed out"),
+            CommandOutcome::from_failed(true)
+        );
+        assert_eq!(shell_outcome(false, "ok"), CommandOutcome::from_failed(false));
+    }
+
 }

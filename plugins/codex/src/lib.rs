@@ -7,7 +7,8 @@
 //! - [`discover`]: where rollouts are (`$CODEX_HOME`, `DEJA_CODEX_ROOT`, config roots);
 //!   [`detect`]: whether a file is one; [`home`]: a rollout's place in its Codex home.
 //! - [`jsonl`]: text to JSON lines (torn last lines skipped); [`record`]: a line of
-//!   any generation to what deja reads; [`time`]: timestamps.
+//!   any generation to what deja reads; [`time`]: timestamps; [`outcome`]: how a
+//!   command ended, from its call's result.
 //! - [`context`]: what in a user message was typed and what Codex injected;
 //!   [`conversation`]: response items and events of one message counted once.
 //! - [`tools`]: tool calls to command and file records, with [`shell`] (argv and
@@ -28,6 +29,7 @@ pub mod discover;
 pub mod home;
 pub mod ids;
 pub mod jsonl;
+pub mod outcome;
 pub mod patch;
 pub mod paths;
 pub mod reads;
@@ -40,7 +42,7 @@ pub mod title;
 pub mod tools;
 
 use deja_plugin_api::{
-    text, Discovery, HostContext, ParseOutput, ParseRequest, PluginError, PluginInfo, RVec,
+    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError, PluginInfo, RVec,
     ResumeAdvice, ResumeRequest,
 };
 
@@ -68,8 +70,12 @@ impl deja_plugin_api::Reader for CodexReader {
     }
 
     fn parse(request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
+        Self::parse_with_outcomes(request).map(|o| o.output)
+    }
+
+    fn parse_with_outcomes(request: &ParseRequest<'_>) -> Result<ParseOutputV1_2, PluginError> {
         let (text, _) = text::decode(request.bytes.as_slice());
-        Ok(session::output(
+        Ok(session::with_outcomes(
             &text,
             request.path.as_str(),
             request.modified_ms,

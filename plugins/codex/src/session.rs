@@ -5,14 +5,20 @@
 //! rollout read while Codex is still appending to it gives the messages and
 //! records a later read starts with.
 
+use std::collections::HashMap;
+use std::ops::Range;
 use std::path::Path;
 
-use deja_plugin_api::{Message, ParseOutput, Project, RString, Role, Session};
+use deja_plugin_api::{
+    CommandOutcome, Message, ParseOutput, ParseOutputV1_2, Project, RString, Role, Session,
+    SessionOutcomes,
+};
 
 use crate::context;
 use crate::conversation::{Conversation, Source};
 use crate::ids::{self, Identity};
 use crate::jsonl;
+use crate::outcome;
 use crate::paths;
 use crate::record::{self, Event, Item, Line, Meta, Part, Record};
 use crate::title;
@@ -38,6 +44,10 @@ struct Reading {
     thread_name: Option<String>,
     conversation: Conversation,
     activity: Activity,
+    /// The commands each call recorded, by `call_id`.
+    calls: HashMap<String, Range<usize>>,
+    /// The outcome each call's result gives, by `call_id`.
+    results: HashMap<String, CommandOutcome>,
     /// Whether any line was a JSON object.
     parsed_any: bool,
 }
@@ -64,32 +74,49 @@ fn read(text: &str, modified_ms: i64) -> Reading {
     let mut reading = Reading::default();
     for (index, object) in jsonl::objects(text).enumerate() {
         reading.parsed_any = true;
+        let before = reading.activity.commands.len();
         reading.line(
             record::classify(&object, index == 0),
             index == 0,
             modified_ms,
         );
+        let after = reading.activity.commands.len();
+        if let Some(id) = outcome::call_id(&object).filter(|_| after > before) {
+            reading.calls.entry(id).or_insert(before..after);
+        }
+        if let Some((id, result)) = outcome::result(&object) {
+            reading.results.entry(id).or_insert(result);
+        }
     }
     reading
 }
 
 /// The parse result for the rollout `text` read from `path` (modified at `modified_ms`).
 pub fn output(text: &str, path: &str, modified_ms: i64) -> ParseOutput {
+    with_outcomes(text, path, modified_ms).output
+}
+
+/// [`output`], with the commands' outcomes beside the sessions.
+pub fn with_outcomes(text: &str, path: &str, modified_ms: i64) -> ParseOutputV1_2 {
     let reading = read(text, modified_ms);
-    let mut output = ParseOutput::default();
+    let mut output = ParseOutputV1_2::default();
     if !reading.parsed_any {
         if is_complete_but_foreign(text) {
-            output.warnings.push(RString::from(format!(
+            output.output.warnings.push(RString::from(format!(
                 "`{path}` holds no Codex record (a truncated copy or a Git LFS pointer?); skipped"
             )));
         }
         return output;
     }
+    let outcomes = reading.outcomes();
     let session = reading.into_session(path, modified_ms);
     if session.messages.is_empty() {
-        output.skipped_empty = 1;
+        output.output.skipped_empty = 1;
     } else {
-        output.sessions.push(session);
+        output.output.sessions.push(session);
+        output.outcomes.push(SessionOutcomes {
+            commands: outcomes.into(),
+        });
     }
     output
 }
@@ -100,6 +127,21 @@ fn is_complete_but_foreign(text: &str) -> bool {
 }
 
 impl Reading {
+    /// Each command's outcome, in order: the one its call's result gives
+    /// when the call ran that command alone, else unknown.
+    fn outcomes(&self) -> Vec<CommandOutcome> {
+        let mut outcomes = vec![CommandOutcome::default(); self.activity.commands.len()];
+        for (id, range) in &self.calls {
+            if range.len() != 1 {
+                continue;
+            }
+            if let (Some(result), Some(slot)) = (self.results.get(id), outcomes.get_mut(range.start)) {
+                *slot = *result;
+            }
+        }
+        outcomes
+    }
+
     /// Reads one line; `first` says whether it is the file's first record.
     fn line(&mut self, line: Line, first: bool, modified_ms: i64) {
         let stamp = line.timestamp_ms.or(match &line.record {

@@ -30,7 +30,7 @@ pub mod time;
 pub mod tools;
 
 use deja_plugin_api::{
-    text, Discovery, HostContext, ParseOutput, ParseRequest, PluginError, PluginInfo, RVec,
+    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError, PluginInfo, RVec,
     ResumeAdvice, ResumeRequest,
 };
 
@@ -71,9 +71,13 @@ impl deja_plugin_api::Reader for GeminiReader {
     }
 
     fn parse(request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
+        Self::parse_with_outcomes(request).map(|o| o.output)
+    }
+
+    fn parse_with_outcomes(request: &ParseRequest<'_>) -> Result<ParseOutputV1_2, PluginError> {
         let (text, _) = text::decode(request.bytes.as_slice());
         let conversation = replay::load(&text);
-        Ok(session::output(
+        Ok(session::with_outcomes(
             conversation,
             request.path.as_str(),
             request.modified_ms,

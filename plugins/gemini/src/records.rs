@@ -3,6 +3,7 @@
 //! loader does. A field of the wrong type reads as absent instead of failing
 //! the whole record: the loader is duck-typed, and so is this.
 
+use deja_plugin_api::CommandOutcome;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
@@ -45,6 +46,10 @@ pub struct ToolCallRecord {
     /// RFC 3339.
     #[serde(deserialize_with = "lenient")]
     pub timestamp: Option<String>,
+    /// How a shell command ended, where its `result` (the
+    /// `functionResponse`'s `output`) ends with an `Exit Code: N` line.
+    #[serde(rename = "result", deserialize_with = "shell_outcome")]
+    pub outcome: Option<CommandOutcome>,
 }
 
 /// Session fields: the first line of a JSONL file, a `$set` patch, or a whole
@@ -148,6 +153,26 @@ where
 {
     let value = Value::deserialize(deserializer)?;
     Ok(T::deserialize(value).ok())
+}
+
+/// The outcome a tool call's `result` (a list of `functionResponse` parts)
+/// gives: the first part whose `response.output` says one.
+fn shell_outcome<'de, D>(deserializer: D) -> Result<Option<CommandOutcome>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let value = Value::deserialize(deserializer)?;
+    let parts = match &value {
+        Value::Array(parts) => parts.as_slice(),
+        other => std::slice::from_ref(other),
+    };
+    Ok(parts.iter().find_map(|part| {
+        part.get("functionResponse")?
+            .get("response")?
+            .get("output")?
+            .as_str()
+            .and_then(CommandOutcome::from_shell_tool_output)
+    }))
 }
 
 /// A list field that keeps the items of the right type and drops the others.

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use deja_plugin_api::{Message, ParseOutput, RString, Session};
+use deja_plugin_api::{
+    CommandOutcome, Message, ParseOutput, ParseOutputV1_2, RString, Session, SessionOutcomes,
+};
 
 use crate::content;
 use crate::ids;
@@ -19,24 +21,37 @@ const JSONL_PRECEDENCE: i32 = 2;
 const JSON_PRECEDENCE: i32 = 1;
 
 /// The parse result for `conversation`, read from `path` (modified at `modified_ms`).
-pub fn output(mut conversation: Conversation, path: &str, modified_ms: i64) -> ParseOutput {
-    let mut output = ParseOutput::default();
+pub fn output(conversation: Conversation, path: &str, modified_ms: i64) -> ParseOutput {
+    with_outcomes(conversation, path, modified_ms).output
+}
+
+/// [`output`], with the commands' outcomes beside the sessions.
+pub fn with_outcomes(
+    mut conversation: Conversation,
+    path: &str,
+    modified_ms: i64,
+) -> ParseOutputV1_2 {
+    let mut result = ParseOutputV1_2::default();
+    let output = &mut result.output;
     let identity = match conversation.identity.take() {
         Some(identity) if conversation.has_messages => identity,
         _ => {
             output
                 .warnings
                 .extend(unreadable_warning(&conversation, path));
-            return output;
+            return result;
         }
     };
-    let session = build(identity, conversation, path, modified_ms);
+    let (session, outcomes) = build(identity, conversation, path, modified_ms);
     if session.messages.is_empty() {
         output.skipped_empty = 1;
     } else {
         output.sessions.push(session);
+        result.outcomes.push(SessionOutcomes {
+            commands: outcomes.into(),
+        });
     }
-    output
+    result
 }
 
 /// A legacy `session-*.json` is rewritten whole, so unlike a JSONL file it is
@@ -50,7 +65,12 @@ fn unreadable_warning(conversation: &Conversation, path: &str) -> Option<RString
     })
 }
 
-fn build(identity: Identity, conversation: Conversation, path: &str, modified_ms: i64) -> Session {
+fn build(
+    identity: Identity,
+    conversation: Conversation,
+    path: &str,
+    modified_ms: i64,
+) -> (Session, Vec<CommandOutcome>) {
     let Conversation {
         metadata, messages, ..
     } = conversation;
@@ -88,7 +108,7 @@ fn build(identity: Identity, conversation: Conversation, path: &str, modified_ms
     session.messages = said.into();
     session.files = activity.files.into();
     session.commands = activity.commands.into();
-    session
+    (session, activity.outcomes)
 }
 
 /// The first `startTime`, else the merged one, else the first message's timestamp.

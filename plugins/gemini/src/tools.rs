@@ -6,7 +6,9 @@
 //! before doing anything (`File not found`), and a person would not agree
 //! that such a command ran or such a file was written.
 
-use deja_plugin_api::{CommandOrigin, CommandRecord, FileAction, FileRecord, RString};
+use deja_plugin_api::{
+    CommandOrigin, CommandOutcome, CommandRecord, FileAction, FileRecord, RString,
+};
 use serde_json::Value;
 
 use crate::records::{MessageRecord, ToolCallRecord};
@@ -40,6 +42,9 @@ pub struct Activity {
     pub files: Vec<FileRecord>,
     /// Shell commands run, in call order.
     pub commands: Vec<CommandRecord>,
+    /// How each command ended, in the same order: what its result's
+    /// `Exit Code: N` says, else unknown.
+    pub outcomes: Vec<CommandOutcome>,
 }
 
 /// The activity of `messages`. Relative paths are resolved against
@@ -78,6 +83,7 @@ impl Activity {
                         origin: CommandOrigin::Agent,
                         timestamp_ms: at,
                     });
+                    self.outcomes.push(call.outcome.unwrap_or_default());
                 }
             }
             ToolKind::Edit | ToolKind::Read => {

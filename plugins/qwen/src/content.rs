@@ -203,6 +203,7 @@ mod tests {
             vec![Part::Response {
                 id: None,
                 failed: false,
+                outcome: None,
             }],
         );
         assert_eq!(message(&response), None);

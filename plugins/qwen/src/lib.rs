@@ -34,7 +34,7 @@ pub mod time;
 pub mod tools;
 
 use deja_plugin_api::{
-    text, Discovery, HostContext, ParseOutput, ParseRequest, PluginError, PluginInfo, RVec,
+    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError, PluginInfo, RVec,
     ResumeAdvice, ResumeRequest,
 };
 
@@ -62,6 +62,10 @@ impl deja_plugin_api::Reader for QwenReader {
     }
 
     fn parse(request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
+        Self::parse_with_outcomes(request).map(|o| o.output)
+    }
+
+    fn parse_with_outcomes(request: &ParseRequest<'_>) -> Result<ParseOutputV1_2, PluginError> {
         let (text, _) = text::decode(request.bytes.as_slice());
         // A file of minimal records is named by its file name.
         let stem = paths::basename(request.path.as_str())
@@ -69,7 +73,7 @@ impl deja_plugin_api::Reader for QwenReader {
             .filter(|stem| !stem.is_empty())
             .unwrap_or(chain::MINIMAL_SESSION);
         let loaded = chain::load_named(&text, stem);
-        Ok(session::output(
+        Ok(session::with_outcomes(
             loaded,
             request.path.as_str(),
             request.modified_ms,

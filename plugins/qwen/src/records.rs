@@ -9,6 +9,7 @@
 //! and `sessionId` is no record. Large payloads (tool outputs, file contents in
 //! telemetry) are dropped here, so a multi-megabyte file costs little memory.
 
+use deja_plugin_api::CommandOutcome;
 use serde_json::{Map, Value};
 
 /// One part of a message.
@@ -29,6 +30,9 @@ pub enum Part {
         id: Option<String>,
         /// Whether the response is an `{error: …}`.
         failed: bool,
+        /// How the command ended, where a shell tool's output says
+        /// (`Exit Code: N`).
+        outcome: Option<CommandOutcome>,
     },
     /// Anything else (images, files, unknown shapes).
     Other,
@@ -200,9 +204,15 @@ fn part(value: Value) -> Part {
             .get("response")
             .and_then(Value::as_object)
             .is_some_and(|r| r.contains_key("error"));
+        let outcome = response
+            .get("response")
+            .and_then(|r| r.get("output"))
+            .and_then(Value::as_str)
+            .and_then(CommandOutcome::from_shell_tool_output);
         return Part::Response {
             id: string(response, "id"),
             failed,
+            outcome,
         };
     }
     Part::Other
@@ -310,7 +320,8 @@ mod tests {
                 }),
                 Part::Response {
                     id: Some("c0".into()),
-                    failed: true
+                    failed: true,
+                    outcome: None
                 },
                 Part::Other,
                 Part::Other,

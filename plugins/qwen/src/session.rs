@@ -13,7 +13,9 @@
 //! - A file with text but no record gives no session and a warning that
 //!   says so, never nothing at all.
 
-use deja_plugin_api::{Message, ParseOutput, RString, Session};
+use deja_plugin_api::{
+    CommandOutcome, Message, ParseOutput, ParseOutputV1_2, RString, Session, SessionOutcomes,
+};
 
 use crate::chain::Loaded;
 use crate::content;
@@ -24,8 +26,14 @@ use crate::tools;
 
 /// The parse result for `loaded`, read from `path` (modified at `modified_ms`).
 pub fn output(loaded: Loaded, path: &str, modified_ms: i64) -> ParseOutput {
-    let mut output = ParseOutput::default();
-    let Some(session) = build(&loaded, path, modified_ms) else {
+    with_outcomes(loaded, path, modified_ms).output
+}
+
+/// [`output`], with the commands' outcomes beside the sessions.
+pub fn with_outcomes(loaded: Loaded, path: &str, modified_ms: i64) -> ParseOutputV1_2 {
+    let mut result = ParseOutputV1_2::default();
+    let output = &mut result.output;
+    let Some((session, outcomes)) = build(&loaded, path, modified_ms) else {
         // Nothing is dropped without a word: a file with text but no
         // record says why it gave nothing.
         if loaded.unread_lines > 0 {
@@ -34,17 +42,20 @@ pub fn output(loaded: Loaded, path: &str, modified_ms: i64) -> ParseOutput {
                 loaded.unread_lines
             )));
         }
-        return output;
+        return result;
     };
     if session.messages.is_empty() {
         output.skipped_empty = 1;
     } else {
         output.sessions.push(session);
+        result.outcomes.push(SessionOutcomes {
+            commands: outcomes.into(),
+        });
     }
-    output
+    result
 }
 
-fn build(loaded: &Loaded, path: &str, modified_ms: i64) -> Option<Session> {
+fn build(loaded: &Loaded, path: &str, modified_ms: i64) -> Option<(Session, Vec<CommandOutcome>)> {
     let session_id = loaded.session_id()?;
     let times = || {
         loaded
@@ -89,7 +100,7 @@ fn build(loaded: &Loaded, path: &str, modified_ms: i64) -> Option<Session> {
     session.messages = messages.into();
     session.files = activity.files.into();
     session.commands = activity.commands.into();
-    Some(session)
+    Some((session, activity.outcomes))
 }
 
 #[cfg(test)]

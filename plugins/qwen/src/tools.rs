@@ -17,9 +17,11 @@
 //! versions: `run_shell_command`; `write_file`, `edit` (`replace` before);
 //! `read_file`, `read_many_files`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use deja_plugin_api::{CommandOrigin, CommandRecord, FileAction, FileRecord, RString};
+use deja_plugin_api::{
+    CommandOrigin, CommandOutcome, CommandRecord, FileAction, FileRecord, RString,
+};
 use serde_json::Value;
 
 use crate::paths;
@@ -50,6 +52,9 @@ pub struct Activity {
     pub files: Vec<FileRecord>,
     /// Shell commands run, in order.
     pub commands: Vec<CommandRecord>,
+    /// How each command ended, in the same order: what the shell tool's
+    /// output says (`Exit Code: N`), else unknown.
+    pub outcomes: Vec<CommandOutcome>,
 }
 
 /// The activity of the conversation `chain`, given every record of the file
@@ -62,6 +67,7 @@ pub fn activity<'a>(
     fallback_ms: i64,
 ) -> Activity {
     let failed = failed_calls(all);
+    let results = outcomes(all);
     let mut activity = Activity::default();
     for record in chain {
         let at = time::parse_ms(record.timestamp.as_deref()).unwrap_or(fallback_ms);
@@ -73,7 +79,12 @@ pub fn activity<'a>(
                         .as_ref()
                         .is_some_and(|id| failed.contains(id.as_str()));
                     if !refused {
+                        let before = activity.commands.len();
                         activity.add(&call.name, &call.args, project_dir, at);
+                        if activity.commands.len() > before {
+                            let outcome = call.id.as_deref().and_then(|id| results.get(id));
+                            activity.outcomes.push(outcome.copied().unwrap_or_default());
+                        }
                     }
                 }
             }
@@ -92,8 +103,26 @@ pub fn activity<'a>(
             } if is_subagent(prompt_id) => activity.add(name, args, project_dir, at),
             _ => {}
         }
+        activity
+            .outcomes
+            .resize(activity.commands.len(), CommandOutcome::default());
     }
     activity
+}
+
+/// The outcome each call's response gives, by call id.
+fn outcomes(all: &[Record]) -> HashMap<&str, CommandOutcome> {
+    all.iter()
+        .flat_map(|record| &record.parts)
+        .filter_map(|part| match part {
+            Part::Response {
+                id: Some(id),
+                outcome: Some(outcome),
+                ..
+            } => Some((id.as_str(), *outcome)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Call ids whose result says `error` or `cancelled`.
@@ -110,6 +139,7 @@ fn failed_calls(all: &[Record]) -> HashSet<&str> {
             if let Part::Response {
                 id: Some(id),
                 failed: true,
+                ..
             } = part
             {
                 failed.insert(id.as_str());
@@ -251,6 +281,7 @@ mod tests {
             vec![Part::Response {
                 id: Some("7".into()),
                 failed: true,
+                outcome: None,
             }],
         );
         let all = vec![calls, refused, legacy];

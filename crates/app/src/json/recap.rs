@@ -39,6 +39,8 @@ pub struct DayCount {
 /// Counts over the period.
 #[derive(Debug, Clone, Serialize)]
 pub struct Totals {
+    /// Commands that failed in it.
+    pub failed_commands: usize,
     /// Sessions forgotten in it.
     pub forgotten: usize,
     /// Messages of its sessions.
@@ -69,6 +71,9 @@ pub struct ProjectJson<'a> {
 pub struct DayJson<'a> {
     /// The local day, `YYYY-MM-DD`.
     pub date: String,
+    /// The commands of the day's sessions that failed, in the order the
+    /// sessions began and then the order they ran.
+    pub failed_commands: Vec<FailedJson<'a>>,
     /// The files the day's sessions changed most, most edit records first.
     pub files: Vec<FileJson<'a>>,
     /// The sessions forgotten that day, as `deja forget --list --json`
@@ -89,6 +94,23 @@ pub struct FileJson<'a> {
     pub path: &'a str,
     /// The sessions that made them.
     pub sessions: usize,
+}
+
+/// A command that failed.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailedJson<'a> {
+    /// The command line.
+    pub command: &'a str,
+    /// Its exit code, when the transcript gave one.
+    pub exit_code: Option<i64>,
+    /// The harness of the session that ran it.
+    pub harness: &'a str,
+    /// `user` or `agent`.
+    pub origin: &'a str,
+    /// deja's id of the session that ran it.
+    pub session: &'a str,
+    /// When it ran.
+    pub timestamp: String,
 }
 
 /// A session begun on a day.
@@ -126,6 +148,7 @@ impl<'a> From<&'a Recap> for RecapJson<'a> {
             projects: r.projects.iter().map(ProjectJson::from).collect(),
             since: rfc3339(r.period.since),
             totals: Totals {
+                failed_commands: r.failed(),
                 forgotten: r.forgotten(),
                 messages: r.messages(),
                 projects: r.projects.len(),
@@ -152,6 +175,18 @@ impl<'a> From<&'a recap::DayRecap> for DayJson<'a> {
     fn from(d: &'a recap::DayRecap) -> Self {
         DayJson {
             date: d.day.to_string(),
+            failed_commands: d
+                .failed
+                .iter()
+                .map(|c| FailedJson {
+                    command: &c.command,
+                    exit_code: c.exit_code,
+                    harness: &c.harness,
+                    origin: &c.origin,
+                    session: &c.session,
+                    timestamp: rfc3339(c.timestamp_ms),
+                })
+                .collect(),
             files: d
                 .files
                 .iter()
@@ -204,7 +239,7 @@ mod tests {
         assert_eq!(keys(&out), ["days", "projects", "since", "totals", "until"]);
         assert_eq!(
             keys(&out.totals),
-            ["forgotten", "messages", "projects", "sessions"]
+            ["failed_commands", "forgotten", "messages", "projects", "sessions"]
         );
     }
 }

@@ -1,13 +1,15 @@
 //! `deja recap`: what happened in a period, read from the store alone (no
 //! model): per project and per local day, the sessions begun that day, the
-//! files their edit records changed most, and the sessions forgotten that
-//! day; and each day's counts of sessions and messages, for a calendar.
+//! files their edit records changed most, the commands that failed, and the
+//! sessions forgotten that day; and each day's counts of sessions and
+//! messages, for a calendar.
 //!
 //! A session counts on the day it began (a date that is only its
 //! transcript's modification time too: the session is marked, not left
-//! out), with all its edit records. The store keeps each command's line,
-//! who ran it and when, but not how it ended, so failed commands cannot be
-//! told apart and none are listed.
+//! out), with all its edit records and all its failed commands. A command
+//! failed when its transcript says so (a non-zero exit code, or a result the
+//! harness marks an error); commands whose outcome the transcript does not
+//! give are never listed as failed.
 
 pub mod period;
 
@@ -85,6 +87,26 @@ pub struct DayRecap {
     pub more_files: usize,
     /// The sessions forgotten that day, in the order they were.
     pub forgotten: Vec<Tombstone>,
+    /// The commands of the day's sessions that failed, in the order the
+    /// sessions began and then the order they ran.
+    pub failed: Vec<FailedCommand>,
+}
+
+/// A command that failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedCommand {
+    /// The command line.
+    pub command: String,
+    /// deja's id of the session that ran it.
+    pub session: String,
+    /// That session's harness.
+    pub harness: String,
+    /// `user` or `agent`.
+    pub origin: String,
+    /// When it ran, ms.
+    pub timestamp_ms: i64,
+    /// Its exit code, when the transcript gave one.
+    pub exit_code: Option<i64>,
 }
 
 /// A file changed on a day.
@@ -113,6 +135,15 @@ impl Recap {
     /// Their messages.
     pub fn messages(&self) -> i64 {
         self.days.values().map(|d| d.messages).sum()
+    }
+
+    /// Commands that failed in it.
+    pub fn failed(&self) -> usize {
+        self.projects
+            .iter()
+            .flat_map(|p| &p.days)
+            .map(|d| d.failed.len())
+            .sum()
     }
 
     /// Sessions forgotten in it.
@@ -158,6 +189,10 @@ impl Recap {
         for f in store.session_files(&filter, crate::blame::EDITS)? {
             edits.entry(f.session).or_default().push(f.path);
         }
+        let mut failed: BTreeMap<i64, Vec<deja_store::failed::FailedCommand>> = BTreeMap::new();
+        for c in store.failed_commands(&filter)? {
+            failed.entry(c.session).or_default().push(c);
+        }
         let forgotten: Vec<Tombstone> = store
             .tombstones()?
             .into_iter()
@@ -180,6 +215,16 @@ impl Recap {
             let paths = edits.remove(&row.row).unwrap_or_default();
             let entry = group.days.entry(day).or_default();
             entry.files.add(&row.project, paths);
+            for c in failed.remove(&row.row).unwrap_or_default() {
+                entry.failed.push(FailedCommand {
+                    command: c.command,
+                    session: row.id.clone(),
+                    harness: row.harness.clone(),
+                    origin: c.origin,
+                    timestamp_ms: c.timestamp_ms,
+                    exit_code: c.exit_code,
+                });
+            }
             entry.sessions.push(row);
         }
         let mut forgotten = forgotten;
@@ -246,6 +291,7 @@ struct Gathering {
     sessions: Vec<SessionRow>,
     files: Files,
     forgotten: Vec<Tombstone>,
+    failed: Vec<FailedCommand>,
 }
 
 /// Each changed file's edit records and sessions, in first-seen order.
@@ -309,6 +355,7 @@ impl Group {
                     files,
                     more_files,
                     forgotten: g.forgotten,
+                    failed: g.failed,
                 }
             })
             .collect();

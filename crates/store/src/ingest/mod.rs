@@ -605,10 +605,19 @@ pub(crate) fn write_records(tx: &Transaction<'_>, row: i64, s: &Session) -> rusq
         files.execute(params![row, i as i64, f.path, f.action, f.timestamp_ms])?;
     }
     let mut commands = tx.prepare(
-        "INSERT INTO commands (session, position, command, origin, timestamp) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO commands (session, position, command, origin, timestamp, outcome, exit_code)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
     for (i, c) in s.commands.iter().enumerate() {
-        commands.execute(params![row, i as i64, c.command, c.origin, c.timestamp_ms])?;
+        commands.execute(params![
+            row,
+            i as i64,
+            c.command,
+            c.origin,
+            c.timestamp_ms,
+            c.outcome.status.as_str(),
+            c.outcome.exit_code
+        ])?;
     }
     Ok(())
 }

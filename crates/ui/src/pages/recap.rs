@@ -1,7 +1,8 @@
 //! The recap page (`/recap?since=&until=&project=`): what `deja recap`
 //! prints for the period (by default the last seven days), with the
 //! period's activity calendar above it: per project and day, the sessions
-//! begun (each a link), the files changed most, the sessions forgotten.
+//! begun (each a link), the files changed most, the commands that failed
+//! (each with a link to its session), the sessions forgotten.
 
 use anyhow::Result;
 use maud::{html, Markup};
@@ -70,6 +71,7 @@ fn content(recap: &Recap) -> Markup {
                 (plural(recap.sessions(), "session", "sessions")) " · "
                 (plural(usize::try_from(recap.messages()).unwrap_or(0), "message", "messages")) " · "
                 (plural(recap.projects.len(), "project", "projects"))
+                @if recap.failed() > 0 { " · " (plural(recap.failed(), "failed command", "failed commands")) }
                 @if recap.forgotten() > 0 { " · " (recap.forgotten()) " forgotten" }
             }
         }
@@ -117,6 +119,19 @@ fn day(d: &DayRecap) -> Markup {
                 }
             }
             @if d.more_files > 0 { p.more { "and " (plural(d.more_files, "more file", "more files")) } }
+        }
+        @if !d.failed.is_empty() {
+            table.failed {
+                tr { th { "failed" } th.n { "exit" } th { "session" } }
+                @for c in &d.failed {
+                    tr {
+                        td.path { code { (stored(&c.command)) } }
+                        td.n { @if let Some(code) = c.exit_code { (code) } }
+                        td { a.id href=(session_href(&c.session, None)) { (stored(&c.session)) }
+                            " " span.meta { (stored(&c.harness)) } }
+                    }
+                }
+            }
         }
         @if !d.forgotten.is_empty() {
             ul.forgotten {

@@ -73,6 +73,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../readers/open-interpreter.toml"),
     ),
     ("goose.toml", include_str!("../readers/goose.toml")),
+    ("llm.toml", include_str!("../readers/llm.toml")),
+    ("shell-gpt.toml", include_str!("../readers/shell-gpt.toml")),
     ("zed.toml", include_str!("../readers/zed.toml")),
     ("amp.toml", include_str!("../readers/amp.toml")),
     ("cursor.toml", include_str!("../readers/cursor.toml")),

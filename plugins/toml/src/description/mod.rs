@@ -13,6 +13,7 @@ use crate::pointer::Pointer;
 
 pub mod linked;
 mod message;
+pub mod outcome;
 pub mod times;
 
 pub use message::{
@@ -45,6 +46,9 @@ pub struct Description {
     /// Tool calls that become command and file records.
     #[serde(default)]
     pub tools: Vec<Tool>,
+    /// Records that give the outcome of a call made in another record.
+    #[serde(default)]
+    pub results: Vec<outcome::ResultRule>,
     /// How a session is reopened.
     pub resume: Option<Resume>,
 }

@@ -2,7 +2,9 @@
 //! `fixtures/golden/llm/real-0.36/logs.db` is the database LLM 0.36 wrote
 //! in a run against a scripted model: a system prompt, a turn with a call
 //! of its `llm_version` tool, and a second turn going on with the same
-//! conversation (`-c`).
+//! conversation (`-c`); `real-0.31-then-0.36/logs.db` holds a
+//! conversation of two turns LLM 0.31 logged (its `conversations` and
+//! `responses`), then one LLM 0.36 logged after the upgrade (a thread).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
@@ -81,6 +83,53 @@ fn a_conversation_llm_wrote_reads_as_typed_and_answered() {
     assert!(s.messages[3].timestamp_ms > s.messages[0].timestamp_ms);
     // Read from a copy: nothing beside the database is created or changed.
     assert_eq!(snapshot(dir.path()), before);
+}
+
+#[test]
+fn conversations_logged_before_threads_are_read_beside_the_threads() {
+    let db = testing::fixtures("llm").join("real-0.31-then-0.36/logs.db");
+    let out = parse(&db);
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let read: Vec<(&str, Vec<(Role, &str)>)> = out
+        .sessions
+        .iter()
+        .map(|s| (s.id.as_str(), common::messages(s)))
+        .collect();
+    assert_eq!(
+        read,
+        vec![
+            (
+                "01m94nbxpj4dkbrp7ryaxdhn5w",
+                vec![
+                    (
+                        Role::User,
+                        "Why does the ledger show rows of other tenants?"
+                    ),
+                    (
+                        Role::Assistant,
+                        "The ledger query lost its tenant predicate in the join."
+                    ),
+                    (Role::User, "Which migration added the tenant column?"),
+                    (
+                        Role::Assistant,
+                        "Migration 0042 added the tenant column to the ledger."
+                    ),
+                ]
+            ),
+            (
+                "01m94nc03zrmh55c2czqgt2psy",
+                vec![
+                    (Role::User, "Which job exports the ledger?"),
+                    (
+                        Role::Assistant,
+                        "The nightly export reads the ledger without a tenant."
+                    ),
+                ]
+            ),
+        ]
+    );
+    // The older conversation is dated by its first response.
+    assert_eq!(out.sessions[0].started_at_ms / 1000, 1_796_526_700);
 }
 
 #[test]

@@ -2,8 +2,11 @@
 //! throwaway cluster on a Unix socket, fsync on): `deja team push` of a
 //! generated corpus into an empty team store, a second push with nothing
 //! changed, and `deja team pull` into an empty home, without the embedding
-//! pass (`--no-embed`) and, where asked, with it. Messages per second count
-//! the messages each command reports it moved.
+//! pass (`--no-embed`) and, where asked, with it; and, where asked, the same
+//! corpus published by a home that embedded it (its vectors travel with it)
+//! and pulled with the embedding pass into an empty home with the same
+//! model, which takes those vectors instead of running the model. Messages
+//! per second count the messages each command reports it moved.
 
 use std::path::Path;
 use std::time::Instant;
@@ -31,6 +34,27 @@ pub struct TeamCost {
     pub pull_s: f64,
     /// Pull with embedding into another empty home, seconds (when measured).
     pub pull_embed_s: Option<f64>,
+    /// With vectors (when measured).
+    pub vectors: Option<VectorCost>,
+}
+
+/// The same corpus published with its vectors and pulled with embedding.
+#[derive(Debug, Clone)]
+pub struct VectorCost {
+    /// The publishing home's `deja index` with embeddings, seconds.
+    pub index_s: f64,
+    /// Its first push (sessions and vectors), seconds.
+    pub push_s: f64,
+    /// Vectors published.
+    pub vectors: u64,
+    /// On-disk size of the team store's vectors table (with its index), bytes.
+    pub table_bytes: u64,
+    /// Pull with embedding into an empty home with the same model, seconds.
+    pub pull_s: f64,
+    /// Texts that home's model embedded (one check per session).
+    pub model_texts: u64,
+    /// Units that took a published vector.
+    pub from_team: u64,
 }
 
 fn json_of(env: &BenchEnv, args: &[&str]) -> Result<(serde_json::Value, f64)> {
@@ -115,6 +139,11 @@ pub fn run(deja: &Path, server: &ScratchServer, messages: usize, embed: bool) ->
     } else {
         None
     };
+    let vectors = if embed {
+        Some(with_vectors(deja, server, messages, pushed)?)
+    } else {
+        None
+    };
     Ok(TeamCost {
         messages: pushed,
         sessions,
@@ -122,13 +151,60 @@ pub fn run(deja: &Path, server: &ScratchServer, messages: usize, embed: bool) ->
         noop_push_s,
         pull_s,
         pull_embed_s,
+        vectors,
+    })
+}
+
+/// The corpus of [`run`] at `messages` published by a home that embedded it,
+/// then pulled with embedding into an empty home with the same model.
+fn with_vectors(
+    deja: &Path,
+    server: &ScratchServer,
+    messages: usize,
+    pushed: u64,
+) -> Result<VectorCost> {
+    let db = format!("team_{messages}_vectors");
+    server.create_database(&db)?;
+    let mut a = BenchEnv::new(deja, "")?;
+    generate::corpus(&a.home, messages, 42 + messages as u64)?;
+    a.set("GEMINI_CLI_HOME", a.home.clone());
+    a.set("DEJA_TEAM_PASSWORD", PASSWORD);
+    let started = Instant::now();
+    a.run(&["index"])?;
+    let index_s = started.elapsed().as_secs_f64();
+    let share = projects(&a)?;
+    a.configure(&team_config(server, &db, "dan", &share, true))?;
+    let (first, push_s) = json_of(&a, &["team", "push", "--json"])?;
+    if first["messages"].as_u64() != Some(pushed) {
+        bail!("pushed {} messages of {pushed}", first["messages"]);
+    }
+    let table_bytes = server
+        .psql(&db, "SELECT pg_total_relation_size('deja.vectors')")?
+        .trim()
+        .parse()
+        .context("the size of deja.vectors")?;
+    let mut e = BenchEnv::new(deja, "")?;
+    e.set("DEJA_TEAM_PASSWORD", PASSWORD);
+    e.configure(&team_config(server, &db, "eve", &[], true))?;
+    let (got, pull_s) = json_of(&e, &["team", "pull", "--json"])?;
+    if got["embedded_messages"].as_u64() != Some(pushed) {
+        bail!("embedded {} messages of {pushed}", got["embedded_messages"]);
+    }
+    Ok(VectorCost {
+        index_s,
+        push_s,
+        vectors: first["vectors"].as_u64().unwrap_or(0),
+        table_bytes,
+        pull_s,
+        model_texts: got["embedded_by_model"].as_u64().unwrap_or(0),
+        from_team: got["from_team"].as_u64().unwrap_or(0),
     })
 }
 
 /// A durable scratch server with the team roles.
 pub fn server() -> Result<ScratchServer> {
     let server = ScratchServer::start(true)?;
-    server.create_roles(&["ana", "ben", "cat"], PASSWORD)?;
+    server.create_roles(&["ana", "ben", "cat", "dan", "eve"], PASSWORD)?;
     Ok(server)
 }
 
@@ -155,6 +231,30 @@ pub fn table(rows: &[TeamCost]) -> String {
             r.pull_s,
             rate(r.messages, r.pull_s),
         );
+    }
+    let with: Vec<(&TeamCost, &VectorCost)> = rows
+        .iter()
+        .filter_map(|r| r.vectors.as_ref().map(|v| (r, v)))
+        .collect();
+    if !with.is_empty() {
+        s.push_str(
+            "\n| messages | publisher's index with embeddings s | push with vectors s | vectors (bytes each in the team store) | pull with embedding s (msg/s) | texts the puller's model embedded | embeddings taken from the team |\n|---|---|---|---|---|---|---|\n",
+        );
+        for (r, v) in with {
+            let _ = writeln!(
+                s,
+                "| {} | {:.1} | {:.1} | {} ({:.0}) | {:.1} ({:.0}) | {} | {} |",
+                r.messages,
+                v.index_s,
+                v.push_s,
+                v.vectors,
+                v.table_bytes as f64 / v.vectors.max(1) as f64,
+                v.pull_s,
+                rate(r.messages, v.pull_s),
+                v.model_texts,
+                v.from_team,
+            );
+        }
     }
     s
 }

@@ -200,7 +200,10 @@ fn nanocoder_sessions_are_read_as_nanocoder_writes_them() {
         "yolo",
     ];
 
-    let mut first = in_terminal(&sb, &[&base[..], &["--no-plain", "run", FIRST_QUESTION]].concat());
+    let mut first = in_terminal(
+        &sb,
+        &[&base[..], &["--no-plain", "run", FIRST_QUESTION]].concat(),
+    );
     first.current_dir(&project);
     let out = run_agent(first, &run_dir, "nanocoder");
     assert_eq!(

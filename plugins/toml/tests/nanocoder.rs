@@ -39,7 +39,10 @@ fn a_session_nanocoder_wrote_reads_as_typed_and_answered() {
     assert_eq!(
         common::messages(s),
         vec![
-            (Role::User, "Why does the ledger show rows of other tenants?"),
+            (
+                Role::User,
+                "Why does the ledger show rows of other tenants?"
+            ),
             (Role::Assistant, "Looking at the query first."),
             (
                 Role::Assistant,

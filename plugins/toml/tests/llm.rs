@@ -150,7 +150,11 @@ fn a_fork_holds_the_messages_up_to_where_it_left_its_thread() {
     drop(conn);
     let out = parse(&db);
     assert_eq!(out.sessions.len(), 2);
-    let fork = out.sessions.iter().find(|s| s.id.as_str() == "fork").unwrap();
+    let fork = out
+        .sessions
+        .iter()
+        .find(|s| s.id.as_str() == "fork")
+        .unwrap();
     let texts: Vec<&str> = common::messages(fork).iter().map(|m| m.1).collect();
     assert_eq!(
         texts,

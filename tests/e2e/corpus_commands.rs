@@ -11,7 +11,7 @@
 //! what `tests/corpus_commands.py` computes from the raw files alone.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
@@ -256,4 +256,329 @@ fn a_plugin_built_for_abi_one_one_loads_and_its_commands_are_not_failed() {
     );
     let out = sb.ok(&["parse", file.to_str().unwrap(), "--json"]).json();
     assert_eq!(out["sessions"][0]["commands"][0]["command"], "make", "{out:#}");
+}
+
+// ---- the shared corpus ----------------------------------------------------
+
+fn shared() -> PathBuf {
+    let dir = std::env::var_os("DEJA_SHARED")
+        .map(PathBuf::from)
+        .expect("DEJA_SHARED is not set: point it at the shared folder (with corpus/)");
+    assert!(
+        dir.join("corpus").is_dir(),
+        "{} has no corpus/",
+        dir.display()
+    );
+    dir
+}
+
+fn corpus(harness: &str) -> PathBuf {
+    shared().join("corpus").join(harness)
+}
+
+/// What `tests/corpus_commands.py` computes from the raw files.
+fn expected(args: &[&str]) -> Value {
+    let script = crate::common::repo().join("tests/corpus_commands.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args(args)
+        .output()
+        .expect("run python3 tests/corpus_commands.py");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Every owner folder below `corpus/<harness>/`, each laid out like that
+/// harness's home.
+fn owners(harness: &str) -> Vec<String> {
+    let mut dirs: Vec<String> = std::fs::read_dir(corpus(harness))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// A sandbox that reads the corpus of `harnesses` only, without embeddings.
+fn corpus_sandbox(harnesses: &[&str]) -> Sandbox {
+    let sb = Sandbox::new();
+    let mut config = String::from("[embed]\nenabled = false\n");
+    for h in harnesses {
+        config.push_str(&format!("[harness.{h}]\nroots = {:?}\n", owners(h)));
+    }
+    sb.config(&config);
+    sb
+}
+
+/// The whole history, as a period.
+const ALL: [&str; 4] = ["--since", "2000-01-01", "--until", "2100-01-01"];
+
+/// Whether `stored` is `original` with some parts replaced by deja's
+/// `[REDACTED:kind]` markers.
+fn redacted_from(stored: &str, original: &str) -> bool {
+    let mut pieces = Vec::new();
+    let mut rest = stored;
+    while let Some(at) = rest.find("[REDACTED:") {
+        pieces.push(&rest[..at]);
+        rest = match rest[at..].find(']') {
+            Some(end) => &rest[at + end + 1..],
+            None => return false,
+        };
+    }
+    if pieces.is_empty() {
+        return false;
+    }
+    pieces.push(rest);
+    let last = pieces.len() - 1;
+    let mut left = original;
+    for (i, piece) in pieces.iter().enumerate() {
+        let found = if i == 0 {
+            left.starts_with(piece).then_some(0)
+        } else if i == last {
+            left.ends_with(piece).then(|| left.len() - piece.len())
+        } else {
+            left.find(piece)
+        };
+        match found {
+            Some(at) => left = &left[at + piece.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+#[test]
+#[ignore = "needs DEJA_SHARED (the shared corpus)"]
+fn corpus_recap_lists_the_failed_commands_the_transcripts_record() {
+    let harnesses = ["claude", "codex", "gemini", "qwen"];
+    let sb = corpus_sandbox(&harnesses);
+    let summary = sb.index();
+    assert_eq!(
+        summary["transcripts"]["failed"].as_array().unwrap().len(),
+        0,
+        "{summary:#}"
+    );
+    let recap = sb.ok(&[&["recap", "--json"][..], &ALL[..]].concat()).json();
+    let found = failed(&recap);
+    let mut total = 0;
+    for h in harnesses {
+        let want: BTreeSet<(String, String, Option<i64>)> =
+            expected(&["failed", h, corpus(h).to_str().unwrap()])
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| {
+                    (
+                        h.to_string(),
+                        c[0].as_str().unwrap().to_string(),
+                        c[1].as_i64(),
+                    )
+                })
+                .collect();
+        let got: BTreeSet<_> = found.iter().filter(|c| c.0 == h).cloned().collect();
+        println!("{h}: {} failed commands", want.len());
+        assert!(!want.is_empty(), "{h}: the corpus has failed commands");
+        let mut extra: Vec<_> = got.difference(&want).collect();
+        let mut missing: Vec<_> = want.difference(&got).collect();
+        // deja stores a command with its secrets redacted.
+        extra.retain(|e| {
+            match missing
+                .iter()
+                .position(|m| m.2 == e.2 && redacted_from(&e.1, &m.1))
+            {
+                Some(i) => {
+                    missing.remove(i);
+                    false
+                }
+                None => true,
+            }
+        });
+        assert!(
+            extra.is_empty() && missing.is_empty(),
+            "{h}: listed but not expected {extra:#?}\nexpected but not listed {missing:#?}"
+        );
+        total += want.len();
+    }
+    assert!(recap["totals"]["failed_commands"].as_u64().unwrap() >= total as u64);
+}
+
+#[test]
+#[ignore = "needs DEJA_SHARED (the shared corpus)"]
+fn corpus_recap_counts_each_days_sessions() {
+    let sb = corpus_sandbox(&["codex"]);
+    sb.index();
+    let recap = sb.ok(&[&["recap", "--json"][..], &ALL[..]].concat()).json();
+    let got: serde_json::Map<String, Value> = recap["days"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["date"].as_str().unwrap().to_string(), d["sessions"].clone()))
+        .collect();
+    let want = expected(&["days", "codex", corpus("codex").to_str().unwrap()]);
+    assert_eq!(Value::Object(got), want);
+}
+
+#[test]
+#[ignore = "needs DEJA_SHARED (the shared corpus)"]
+fn corpus_blame_names_the_sessions_that_edited_a_file() {
+    let sb = corpus_sandbox(&["claude"]);
+    sb.index();
+    let want = expected(&["edited", "claude", corpus("claude").to_str().unwrap()]);
+    let path = want["path"].as_str().unwrap();
+    let out = sb.ok(&["blame", path, "--json"]).json();
+    let got: BTreeSet<&str> = out["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["matched"] == "exact")
+        .map(|e| e["session"]["native_id"].as_str().unwrap())
+        .collect();
+    let want: BTreeSet<&str> = want["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    println!("{path}: {want:?}");
+    assert_eq!(got, want, "{out:#}");
+}
+
+/// Copies `file` of the corpus to `rel` under HOME, indexes it, removes it,
+/// writes the session back and returns (the written file, what `deja show`
+/// gave before).
+fn written_back(sb: &Sandbox, file: &Path, rel: &str) -> (PathBuf, Value) {
+    let copy = sb.write(rel, std::fs::read(file).unwrap());
+    sb.index();
+    let list = sb.ok(&["sessions", "--json"]).json();
+    let session = list["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["parent_id"].is_null())
+        .expect("a session")
+        .clone();
+    let id = session["id"].as_str().unwrap().to_string();
+    let before = sb.ok(&["show", &id, "--json"]).json();
+    std::fs::remove_file(&copy).unwrap();
+    sb.index();
+    let planned = sb
+        .ok(&["resume", &id, "--write-back", "--dry-run", "--json"])
+        .json();
+    let path = PathBuf::from(planned["path"].as_str().unwrap());
+    sb.ok(&["resume", &id, "--write-back"]);
+    assert!(path.is_file(), "{}", path.display());
+    (path, before)
+}
+
+/// Whether every (role, text) of `written` is in `original`, in order: the
+/// text the same as, or inside, an original text of that role.
+fn in_order(written: &Value, original: &Value) -> Result<(), String> {
+    let original = original.as_array().unwrap();
+    let mut at = 0;
+    for m in written.as_array().unwrap() {
+        let (role, text) = (m[0].as_str().unwrap(), m[1].as_str().unwrap().trim());
+        match original
+            .iter()
+            .skip(at)
+            .position(|o| o[0] == role && o[1].as_str().unwrap().contains(text))
+        {
+            Some(i) => at += i + 1,
+            None => return Err(format!("{role}: {text:?} is not in the original after #{at}")),
+        }
+    }
+    Ok(())
+}
+
+fn check_written_back(harness: &str, original: &Path, rel: &str) {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let (path, before) = written_back(&sb, original, rel);
+    let written = expected(&["messages", harness, path.to_str().unwrap()]);
+    let source = expected(&["messages", harness, original.to_str().unwrap()]);
+    assert_eq!(
+        written.as_array().unwrap().len(),
+        before["message_count"].as_u64().unwrap() as usize,
+        "{written:#}"
+    );
+    assert!(!written.as_array().unwrap().is_empty());
+    if let Err(e) = in_order(&written, &source) {
+        panic!("{}: {e}", path.display());
+    }
+    // Read again, the written file gives the session deja kept.
+    sb.index();
+    let id = before["id"].as_str().unwrap();
+    let after = sb.ok(&["show", id, "--json"]).json();
+    let texts = |v: &Value| -> Vec<(String, String)> {
+        v["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["role"].as_str().unwrap().to_string(),
+                    m["text"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(texts(&after), texts(&before));
+}
+
+/// Every file below `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// The `*.jsonl` file of the corpus of `harness` that `keep` keeps with the
+/// most lines (a real session of some length).
+fn longest(harness: &str, keep: impl Fn(&Path) -> bool) -> PathBuf {
+    let mut files: Vec<PathBuf> = walk(&corpus(harness))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && keep(p))
+        .collect();
+    files.sort_by_key(|p| {
+        let lines = std::fs::read_to_string(p).map(|t| t.lines().count()).unwrap_or(0);
+        (std::cmp::Reverse(lines), p.clone())
+    });
+    files.into_iter().next().expect("a transcript")
+}
+
+#[test]
+#[ignore = "needs DEJA_SHARED (the shared corpus)"]
+fn corpus_claude_session_written_back_holds_the_transcripts_messages() {
+    let file = longest("claude", |p| {
+        let name = p.file_name().unwrap().to_string_lossy();
+        !p.to_string_lossy().contains("/subagents/") && !name.starts_with("agent-") && name.len() == 42
+    });
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    let folder = file.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
+    check_written_back("claude", &file, &format!(".claude/projects/{folder}/{name}"));
+}
+
+#[test]
+#[ignore = "needs DEJA_SHARED (the shared corpus)"]
+fn corpus_codex_session_written_back_holds_the_transcripts_messages() {
+    let file = longest("codex", |p| {
+        let name = p.file_name().unwrap().to_string_lossy();
+        name.starts_with("rollout-2026")
+    });
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    let day = &name["rollout-".len().."rollout-2026-01-01".len()];
+    let rel = format!(".codex/sessions/{}/{name}", day.replace('-', "/"));
+    check_written_back("codex", &file, &rel);
 }

@@ -84,11 +84,17 @@ fn codex(sb: &Sandbox) {
     let at = |s: u32| format!("2026-07-11T10:00:{s:02}.000Z");
     let item = |s: u32, payload: Value| json!({"timestamp": at(s), "type": "response_item", "payload": payload});
     let call = |s: u32, n: &str, name: &str, args: Value| {
-        item(s, json!({"type": "function_call", "name": name, "call_id": n,
-                       "arguments": args.to_string()}))
+        item(
+            s,
+            json!({"type": "function_call", "name": name, "call_id": n,
+                       "arguments": args.to_string()}),
+        )
     };
     let output = |s: u32, n: &str, text: &str| {
-        item(s, json!({"type": "function_call_output", "call_id": n, "output": text}))
+        item(
+            s,
+            json!({"type": "function_call_output", "call_id": n, "output": text}),
+        )
     };
     let lines = vec![
         json!({"timestamp": at(0), "type": "session_meta", "payload":
@@ -129,7 +135,10 @@ fn gemini(sb: &Sandbox) {
     ];
     jsonl(
         sb,
-        &format!(".gemini/tmp/web/chats/session-2026-07-12T11-00-{}.jsonl", &id[..8]),
+        &format!(
+            ".gemini/tmp/web/chats/session-2026-07-12T11-00-{}.jsonl",
+            &id[..8]
+        ),
         &lines,
     );
 }
@@ -142,24 +151,39 @@ fn qwen(sb: &Sandbox) {
         json!({"uuid": uuid, "parentUuid": parent, "sessionId": id, "timestamp": "2026-07-13T12:00:00.000Z",
                "type": kind, "cwd": cwd, "message": {"role": if kind == "assistant" { "model" } else { "user" }, "parts": parts}})
     };
-    let response = |n: &str, output: &str| {
-        json!([{"functionResponse": {"id": n, "name": "run_shell_command", "response": {"output": output}}}])
-    };
+    let response = |n: &str, output: &str| json!([{"functionResponse": {"id": n, "name": "run_shell_command", "response": {"output": output}}}]);
     let mut r1 = rec("q3", Some("q2"), "tool_result", response("k1", "Command: make build\nDirectory: (root)\nOutput: error\nError: (none)\nExit Code: 2\nSignal: (none)"));
     r1["toolCallResult"] = json!({"callId": "k1", "status": "success"});
-    let mut r2 = rec("q4", Some("q3"), "tool_result", response("k2", "Command: pwd\nOutput: /\nError: (none)\nExit Code: 0\nSignal: (none)"));
+    let mut r2 = rec(
+        "q4",
+        Some("q3"),
+        "tool_result",
+        response(
+            "k2",
+            "Command: pwd\nOutput: /\nError: (none)\nExit Code: 0\nSignal: (none)",
+        ),
+    );
     r2["toolCallResult"] = json!({"callId": "k2", "status": "success"});
     let lines = vec![
         rec("q1", None, "user", json!([{"text": "build the cli"}])),
-        rec("q2", Some("q1"), "assistant", json!([
+        rec(
+            "q2",
+            Some("q1"),
+            "assistant",
+            json!([
             {"text": "Building."},
             {"functionCall": {"id": "k1", "name": "run_shell_command", "args": {"command": "make build"}}},
-            {"functionCall": {"id": "k2", "name": "run_shell_command", "args": {"command": "pwd"}}}])),
+            {"functionCall": {"id": "k2", "name": "run_shell_command", "args": {"command": "pwd"}}}]),
+        ),
         r1,
         r2,
     ];
     let folder = cwd.replace(|c: char| !c.is_ascii_alphanumeric(), "-");
-    jsonl(sb, &format!(".qwen/projects/{folder}/chats/{id}.jsonl"), &lines);
+    jsonl(
+        sb,
+        &format!(".qwen/projects/{folder}/chats/{id}.jsonl"),
+        &lines,
+    );
 }
 
 /// Every failed command of a recap's JSON: (harness, command, exit code).
@@ -230,7 +254,10 @@ fn recap_lists_the_commands_that_failed_in_each_harness() {
         line.trim_start().starts_with("failed") && line.contains("exit 101"),
         "{text}"
     );
-    assert!(!text.contains("ls -la") && !text.contains("echo done"), "{text}");
+    assert!(
+        !text.contains("ls -la") && !text.contains("echo done"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -255,7 +282,10 @@ fn a_plugin_built_for_abi_one_one_loads_and_its_commands_are_not_failed() {
         "user: build it\n$ make\nassistant: built\n",
     );
     let out = sb.ok(&["parse", file.to_str().unwrap(), "--json"]).json();
-    assert_eq!(out["sessions"][0]["commands"][0]["command"], "make", "{out:#}");
+    assert_eq!(
+        out["sessions"][0]["commands"][0]["command"], "make",
+        "{out:#}"
+    );
 }
 
 // ---- the shared corpus ----------------------------------------------------
@@ -418,7 +448,12 @@ fn corpus_recap_counts_each_days_sessions() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|d| (d["date"].as_str().unwrap().to_string(), d["sessions"].clone()))
+        .map(|d| {
+            (
+                d["date"].as_str().unwrap().to_string(),
+                d["sessions"].clone(),
+            )
+        })
         .collect();
     let want = expected(&["days", "codex", corpus("codex").to_str().unwrap()]);
     assert_eq!(Value::Object(got), want);
@@ -489,7 +524,11 @@ fn in_order(written: &Value, original: &Value) -> Result<(), String> {
             .position(|o| o[0] == role && o[1].as_str().unwrap().contains(text))
         {
             Some(i) => at += i + 1,
-            None => return Err(format!("{role}: {text:?} is not in the original after #{at}")),
+            None => {
+                return Err(format!(
+                    "{role}: {text:?} is not in the original after #{at}"
+                ))
+            }
         }
     }
     Ok(())
@@ -552,7 +591,9 @@ fn longest(harness: &str, keep: impl Fn(&Path) -> bool) -> PathBuf {
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && keep(p))
         .collect();
     files.sort_by_key(|p| {
-        let lines = std::fs::read_to_string(p).map(|t| t.lines().count()).unwrap_or(0);
+        let lines = std::fs::read_to_string(p)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
         (std::cmp::Reverse(lines), p.clone())
     });
     files.into_iter().next().expect("a transcript")
@@ -563,11 +604,23 @@ fn longest(harness: &str, keep: impl Fn(&Path) -> bool) -> PathBuf {
 fn corpus_claude_session_written_back_holds_the_transcripts_messages() {
     let file = longest("claude", |p| {
         let name = p.file_name().unwrap().to_string_lossy();
-        !p.to_string_lossy().contains("/subagents/") && !name.starts_with("agent-") && name.len() == 42
+        !p.to_string_lossy().contains("/subagents/")
+            && !name.starts_with("agent-")
+            && name.len() == 42
     });
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
-    let folder = file.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
-    check_written_back("claude", &file, &format!(".claude/projects/{folder}/{name}"));
+    let folder = file
+        .parent()
+        .unwrap()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    check_written_back(
+        "claude",
+        &file,
+        &format!(".claude/projects/{folder}/{name}"),
+    );
 }
 
 #[test]

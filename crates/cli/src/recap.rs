@@ -205,7 +205,11 @@ fn write_day(out: &mut String, d: &DayRecap) {
             "    {}",
             s.dim(&format!(
                 "and {} more (deja recap --json lists them all)",
-                plural(d.failed.len() - SHOWN_FAILED, "failed command", "failed commands")
+                plural(
+                    d.failed.len() - SHOWN_FAILED,
+                    "failed command",
+                    "failed commands"
+                )
             ))
         );
     }

@@ -1,7 +1,9 @@
 //! The readers' ABI values turned into deja's own types, once, at the
 //! boundary: nothing past the host touches FFI types.
 
-use deja_model::{CommandRecord, FileRecord, Message, Outcome, OutcomeStatus, Project, Role, Session};
+use deja_model::{
+    CommandRecord, FileRecord, Message, Outcome, OutcomeStatus, Project, Role, Session,
+};
 use deja_plugin_api as api;
 
 fn opt(v: api::ROption<api::RString>) -> Option<String> {

@@ -403,14 +403,20 @@ impl Plugin {
             .parse(&request)
             .into_result()
             .map_err(|e| self.call_error(e))?;
-        let api::ParseOutputV1_2 { output: out, outcomes } = out;
+        let api::ParseOutputV1_2 {
+            output: out,
+            outcomes,
+        } = out;
         Ok(Parsed {
             sessions: out
                 .sessions
                 .into_iter()
                 .enumerate()
                 .map(|(i, s)| {
-                    let o = outcomes.get(i).map(|o| o.commands.as_slice()).unwrap_or(&[]);
+                    let o = outcomes
+                        .get(i)
+                        .map(|o| o.commands.as_slice())
+                        .unwrap_or(&[]);
                     convert::session(&self.harness, s, o, modified_ms)
                 })
                 .collect(),

@@ -90,7 +90,9 @@ mod tests {
             .collect();
         assert_eq!(lines, [("cargo test", Some(101)), ("rg x", None)]);
         let row = store.session_row("test", "late").unwrap().unwrap();
-        assert!(found.iter().all(|c| c.session == row.row && c.timestamp_ms == 7));
+        assert!(found
+            .iter()
+            .all(|c| c.session == row.row && c.timestamp_ms == 7));
         // What is stored is read back as it was.
         let back = store.load_session(&row).unwrap();
         assert_eq!(back.commands[1].outcome.exit_code, Some(101));

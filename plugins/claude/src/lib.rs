@@ -40,8 +40,8 @@ pub mod title;
 pub mod tools;
 
 use deja_plugin_api::{
-    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError, PluginInfo, RVec,
-    ResumeAdvice, ResumeRequest,
+    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError,
+    PluginInfo, RVec, ResumeAdvice, ResumeRequest,
 };
 
 /// How sure [`ClaudeReader::detect`] is of a `.jsonl` file whose first bytes

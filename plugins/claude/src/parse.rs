@@ -14,7 +14,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use deja_plugin_api::{text, ParseOutputV1_2 as ParseOutput, RString, SessionOutcomes, Session};
+use deja_plugin_api::{text, ParseOutputV1_2 as ParseOutput, RString, Session, SessionOutcomes};
 
 use crate::builder::{Builder, Built};
 use crate::family;

@@ -153,7 +153,9 @@ mod tests {
             shell_outcome(true, "command timed out"),
             CommandOutcome::from_failed(true)
         );
-        assert_eq!(shell_outcome(false, "ok"), CommandOutcome::from_failed(false));
+        assert_eq!(
+            shell_outcome(false, "ok"),
+            CommandOutcome::from_failed(false)
+        );
     }
-
 }

@@ -42,8 +42,8 @@ pub mod title;
 pub mod tools;
 
 use deja_plugin_api::{
-    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError, PluginInfo, RVec,
-    ResumeAdvice, ResumeRequest,
+    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError,
+    PluginInfo, RVec, ResumeAdvice, ResumeRequest,
 };
 
 /// The Codex CLI reader.

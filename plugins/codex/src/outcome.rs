@@ -99,16 +99,24 @@ mod tests {
 
     #[test]
     fn reads_every_generation_of_output() {
-        assert_eq!(exit_code("Exit code: 1\nWall time: 4 seconds\nOutput:\nx"), Some(1));
         assert_eq!(
-            exit_code("Chunk ID: 5c\nWall time: 0.0000 seconds\nProcess exited with code 127\nOutput:\n"),
+            exit_code("Exit code: 1\nWall time: 4 seconds\nOutput:\nx"),
+            Some(1)
+        );
+        assert_eq!(
+            exit_code(
+                "Chunk ID: 5c\nWall time: 0.0000 seconds\nProcess exited with code 127\nOutput:\n"
+            ),
             Some(127)
         );
         assert_eq!(
             exit_code(r#"{"output":"x","metadata":{"exit_code":2,"duration_seconds":0.1}}"#),
             Some(2)
         );
-        assert_eq!(exit_code("Chunk ID: 1\nProcess running with session ID 3\n"), None);
+        assert_eq!(
+            exit_code("Chunk ID: 1\nProcess running with session ID 3\n"),
+            None
+        );
         assert_eq!(exit_code("exec command rejected by user"), None);
     }
 

@@ -135,7 +135,9 @@ impl Reading {
             if range.len() != 1 {
                 continue;
             }
-            if let (Some(result), Some(slot)) = (self.results.get(id), outcomes.get_mut(range.start)) {
+            if let (Some(result), Some(slot)) =
+                (self.results.get(id), outcomes.get_mut(range.start))
+            {
                 *slot = *result;
             }
         }

@@ -30,8 +30,8 @@ pub mod time;
 pub mod tools;
 
 use deja_plugin_api::{
-    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError, PluginInfo, RVec,
-    ResumeAdvice, ResumeRequest,
+    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError,
+    PluginInfo, RVec, ResumeAdvice, ResumeRequest,
 };
 
 /// How sure [`GeminiReader::detect`] is of a `session-*.json(l)` file holding a `sessionId`.

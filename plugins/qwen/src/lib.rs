@@ -34,8 +34,8 @@ pub mod time;
 pub mod tools;
 
 use deja_plugin_api::{
-    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError, PluginInfo, RVec,
-    ResumeAdvice, ResumeRequest,
+    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError,
+    PluginInfo, RVec, ResumeAdvice, ResumeRequest,
 };
 
 /// The Qwen Code reader.

@@ -239,7 +239,13 @@ mod tests {
         assert_eq!(keys(&out), ["days", "projects", "since", "totals", "until"]);
         assert_eq!(
             keys(&out.totals),
-            ["failed_commands", "forgotten", "messages", "projects", "sessions"]
+            [
+                "failed_commands",
+                "forgotten",
+                "messages",
+                "projects",
+                "sessions"
+            ]
         );
     }
 }

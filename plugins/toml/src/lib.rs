@@ -68,6 +68,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../readers/letta-code.toml"),
     ),
     ("nanocoder.toml", include_str!("../readers/nanocoder.toml")),
+    ("omp.toml", include_str!("../readers/omp.toml")),
     ("gptme.toml", include_str!("../readers/gptme.toml")),
     ("kimi.toml", include_str!("../readers/kimi.toml")),
     (
@@ -77,6 +78,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("goose.toml", include_str!("../readers/goose.toml")),
     ("llm.toml", include_str!("../readers/llm.toml")),
     ("shell-gpt.toml", include_str!("../readers/shell-gpt.toml")),
+    (
+        "mini-swe-agent.toml",
+        include_str!("../readers/mini-swe-agent.toml"),
+    ),
     ("zed.toml", include_str!("../readers/zed.toml")),
     ("amp.toml", include_str!("../readers/amp.toml")),
     ("cursor.toml", include_str!("../readers/cursor.toml")),

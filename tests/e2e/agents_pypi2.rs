@@ -1,7 +1,8 @@
 //! More harnesses installed from PyPI (by `scripts/fetch-clients`, each in
 //! a virtual environment of its own), run for real against the scripted
 //! model server in a sandbox HOME: two turns of one conversation, the
-//! second going on with the first. deja then indexes what the program
+//! second going on with the first (one turn where the program has no way
+//! to go on with a run). deja then indexes what the program
 //! wrote, and `deja sessions`, `deja show` and `deja recall` must give back
 //! exactly what was typed, answered and run.
 
@@ -292,4 +293,103 @@ fn shell_gpt_chats_are_read_as_sgpt_writes_them() {
     );
     let resume = sb.ok(&["resume", "ledger"]).stdout;
     assert!(resume.contains("sgpt --repl ledger"), "{resume}");
+}
+
+/// mini-swe-agent 2.4.6 (litellm's `openai/` provider with the scripted
+/// model's `api_base`), without confirmations and exiting when the model
+/// ends the run, works a task with a shell command and answers; deja's
+/// reader of the trajectory it leaves, written only in TOML, reads the
+/// task as typed (without mini's instructions around it), the answers and
+/// the commands. mini has no way to go on with a run: one turn.
+#[test]
+fn mini_swe_agent_runs_are_read_as_mini_writes_them() {
+    let mini = pypi_client("mini-swe-agent", "mini");
+    let (sb, run_dir, project) = sandbox();
+    let server = ModelServer::start(
+        &run_dir,
+        &json!([
+            {"text": FIRST_LOOK, "tool": "bash", "input": {"command": FIRST_COMMAND}},
+            {"text": FIRST_ANSWER, "tool": "bash",
+             "input": {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}},
+        ]),
+    );
+    let mut cmd = sb.command_of(&mini);
+    cmd.env("OPENAI_API_KEY", "sk-placeholder")
+        // No set-up questions, and litellm's cost map from its package.
+        .env("MSWEA_CONFIGURED", "true")
+        .env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        .args([
+            "-y",
+            "--exit-immediately",
+            "-m",
+            "openai/gpt-4o",
+            "-c",
+            "mini.yaml",
+            "-c",
+            &format!("model.model_kwargs.api_base={}/v1", server.url),
+            "-c",
+            "model.cost_tracking=ignore_errors",
+            "-t",
+            FIRST_QUESTION,
+        ]);
+    run(cmd, &project, &run_dir, "mini", FIRST_ANSWER);
+    // The trajectory, found by an independent look.
+    let dir = sb.home.join(".config/mini-swe-agent");
+    let trajectories: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".traj.json"))
+        .collect();
+    assert_eq!(trajectories, ["last_mini_run.traj.json"]);
+
+    sb.ok(&["index"]);
+    let listed = sb.ok(&["sessions", "--json"]).json();
+    let ours: Vec<&Value> = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["harness"] == "mini-swe-agent")
+        .collect();
+    assert_eq!(ours.len(), 1, "{listed:#}");
+    assert_eq!(ours[0]["id"], "last_mini_run.traj", "{listed:#}");
+    let shown = sb.ok(&["show", "last_mini_run.traj", "--json"]).json();
+    let texts: Vec<(&str, &str)> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["role"].as_str().unwrap(), m["text"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("user", FIRST_QUESTION),
+            ("assistant", FIRST_LOOK),
+            ("assistant", FIRST_ANSWER)
+        ],
+        "{shown:#}"
+    );
+    let ran: Vec<&str> = shown["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ran,
+        [FIRST_COMMAND, "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"],
+        "{shown:#}"
+    );
+    let found = sb
+        .ok(&[
+            "recall",
+            "ledger tenant predicate join",
+            "--harness",
+            "mini-swe-agent",
+            "--json",
+        ])
+        .json();
+    assert_eq!(
+        found["hits"][0]["session_id"], "last_mini_run.traj",
+        "{found:#}"
+    );
 }

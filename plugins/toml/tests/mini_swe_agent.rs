@@ -140,3 +140,18 @@ fn discovery_follows_minis_own_places() {
     let other_text = other.to_string_lossy().into_owned();
     assert_eq!(found(&[("MSWEA_GLOBAL_CONFIG_DIR", &other_text)]), 2);
 }
+
+#[test]
+fn resume_is_refused() {
+    use deja_plugin_api::{ResumeAdvice, ResumeRequest};
+    let c = context(Path::new("/nonexistent"), &[]);
+    let advice = TomlReader::resume(&ResumeRequest {
+        id: "last_mini_run.traj".into(),
+        native_id: "last_mini_run.traj".into(),
+        project_dir: ROption::RNone,
+        source_path: ROption::RNone,
+        context: &c,
+    })
+    .unwrap();
+    assert!(matches!(advice, ResumeAdvice::Refused { .. }));
+}

@@ -68,6 +68,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../readers/letta-code.toml"),
     ),
     ("nanocoder.toml", include_str!("../readers/nanocoder.toml")),
+    ("omp.toml", include_str!("../readers/omp.toml")),
     ("gptme.toml", include_str!("../readers/gptme.toml")),
     ("kimi.toml", include_str!("../readers/kimi.toml")),
     (

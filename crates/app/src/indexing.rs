@@ -199,7 +199,7 @@ pub fn embed(
         Err(e) if e.is_missing() => {
             return Ok(Embedded::Missing(format!(
                 "{e}\nhint: run {} to install the model and runtime",
-                deja_embed::install::fetch_model_command()
+                deja_embed::install::fetch_model_command_for(&settings.model_dir)
             )))
         }
         Err(e) => return Ok(Embedded::Broken(e.to_string())),

@@ -397,7 +397,7 @@ fn model<'a>(
                     fix: if e.is_missing() {
                         format!(
                             "run {} (recall still answers lexically)",
-                            deja_embed::install::fetch_model_command()
+                            deja_embed::install::fetch_model_command_for(&settings.model_dir)
                         )
                     } else {
                         "check `embed.model_dir` and `embed.runtime` in the config".into()

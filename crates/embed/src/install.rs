@@ -19,6 +19,28 @@ pub fn fetch_model_command() -> String {
     command_for(exe.as_deref())
 }
 
+/// [`fetch_model_command`], asking for the multilingual model too when
+/// `model_dir` is its folder.
+pub fn fetch_model_command_for(model_dir: &Path) -> String {
+    with_multilingual(fetch_model_command(), model_dir)
+}
+
+/// `command` with `--multilingual` when `model_dir` is the multilingual
+/// model's folder.
+fn with_multilingual(command: String, model_dir: &Path) -> String {
+    if model_dir
+        .file_name()
+        .is_none_or(|n| n != crate::choice::MULTILINGUAL_MODEL)
+    {
+        return command;
+    }
+    const SOURCE: &str = " (from deja's source)";
+    match command.strip_suffix(SOURCE) {
+        Some(c) => format!("{c} --multilingual{SOURCE}"),
+        None => format!("{command} --multilingual"),
+    }
+}
+
 /// [`fetch_model_command`] for the program at `exe`.
 pub fn command_for(exe: Option<&Path>) -> String {
     match exe.and_then(script_for) {
@@ -79,6 +101,24 @@ mod tests {
         assert_eq!(
             command_for(None),
             "scripts/fetch-model (from deja's source)"
+        );
+    }
+
+    #[test]
+    fn the_multilingual_model_is_asked_for_by_its_flag() {
+        let e5 = Path::new("/d/models/multilingual-e5-small-int8");
+        let minilm = Path::new("/d/models/all-MiniLM-L6-v2-int8");
+        assert_eq!(
+            with_multilingual("scripts/fetch-model (from deja's source)".into(), e5),
+            "scripts/fetch-model --multilingual (from deja's source)"
+        );
+        assert_eq!(
+            with_multilingual("/p/lib/deja/fetch-model".into(), e5),
+            "/p/lib/deja/fetch-model --multilingual"
+        );
+        assert_eq!(
+            with_multilingual("/p/lib/deja/fetch-model".into(), minilm),
+            "/p/lib/deja/fetch-model"
         );
     }
 }

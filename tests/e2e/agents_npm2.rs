@@ -289,3 +289,118 @@ fn nanocoder_sessions_are_read_as_nanocoder_writes_them() {
         "{resume}"
     );
 }
+
+/// Oh My Pi 18.2.3 (`omp`, a fork of pi, on Bun), with a provider of the
+/// user's own in `~/.omp/agent/models.yml` (an OpenAI-compatible base URL and
+/// a placeholder key), answers a first question in print mode with a shell
+/// command, then `--resume`s that session for a second one. deja's reader
+/// of it, written only in TOML, reads the one session (not as pi's) with the
+/// person's two questions, the answers and both commands.
+#[test]
+fn omp_sessions_are_read_as_omp_writes_them() {
+    let cli = npm_client_file("omp", "@oh-my-pi/pi-coding-agent/dist/cli.js");
+    let bun = npm_client_file("omp", "bun/bin/bun.exe");
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let run_dir = sb.home.parent().unwrap().join("run");
+    let project = sb.home.join("work/ledger");
+    std::fs::create_dir_all(project.join("migrations")).unwrap();
+    let server = ModelServer::start(
+        &run_dir,
+        &json!([
+            {"text": FIRST_LOOK, "tool": "bash", "input": {"command": FIRST_COMMAND}},
+            {"text": FIRST_ANSWER},
+            {"tool": "bash", "input": {"command": SECOND_COMMAND}},
+            {"text": SECOND_ANSWER},
+        ]),
+    );
+    // YAML, written as JSON (which YAML reads as it is).
+    sb.write(
+        ".omp/agent/models.yml",
+        json!({"providers": {"mock": {
+            "baseUrl": format!("{}/v1", server.url),
+            "api": "openai-completions",
+            "apiKey": "sk-placeholder",
+            "models": [{"id": "mock-model"}],
+        }}})
+        .to_string(),
+    );
+    let run = |args: &[&str], name: &str, answer: &str| {
+        let mut cmd = sb.command_of(&bun);
+        cmd.arg(&cli)
+            .args(args)
+            .args(["--model", "mock/mock-model"])
+            .current_dir(&project);
+        let out = run_agent(cmd, &run_dir, name);
+        assert_eq!(
+            out.code, 0,
+            "{name} failed\nstdout:\n{}\nstderr:\n{}",
+            out.stdout, out.stderr
+        );
+        assert!(
+            out.stdout.contains(answer),
+            "{name} did not print the answer\nstdout:\n{}\nstderr:\n{}",
+            out.stdout,
+            out.stderr
+        );
+    };
+    run(&["-p", FIRST_QUESTION], "omp", FIRST_ANSWER);
+    // The session, found by an independent look at its folder: one folder
+    // for the working directory, one <time>_<id>.jsonl in it.
+    let sessions = sb.home.join(".omp/agent/sessions");
+    let folders: Vec<PathBuf> = std::fs::read_dir(&sessions)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    let files = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&folders[0])
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".jsonl"))
+            .collect();
+        names.sort();
+        names
+    };
+    let found = files();
+    assert_eq!(found.len(), 1, "{found:?}");
+    let id = found[0]
+        .trim_end_matches(".jsonl")
+        .rsplit_once('_')
+        .unwrap()
+        .1
+        .to_string();
+    run(
+        &["--resume", &id, "-p", SECOND_QUESTION],
+        "omp-again",
+        SECOND_ANSWER,
+    );
+    assert_eq!(files(), found, "a second session");
+
+    assert_read(
+        &sb,
+        &project,
+        "omp",
+        &id,
+        &[
+            FIRST_QUESTION,
+            FIRST_LOOK,
+            FIRST_ANSWER,
+            SECOND_QUESTION,
+            SECOND_ANSWER,
+        ],
+        &[FIRST_COMMAND, SECOND_COMMAND],
+    );
+    // pi's reader leaves Oh My Pi's sessions to it.
+    let listed = sb.ok(&["sessions", "--json"]).json();
+    assert!(
+        listed["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["harness"] != "pi"),
+        "{listed:#}"
+    );
+    let resume = sb.ok(&["resume", &id]).stdout;
+    assert!(resume.contains(&format!("omp --resume {id}")), "{resume}");
+}

@@ -40,7 +40,10 @@ fn a_session_omp_wrote_reads_as_typed_and_answered() {
     assert_eq!(
         common::messages(s),
         vec![
-            (Role::User, "Why does the ledger show rows of other tenants?"),
+            (
+                Role::User,
+                "Why does the ledger show rows of other tenants?"
+            ),
             (Role::Assistant, "Looking at the query first."),
             (
                 Role::Assistant,
@@ -138,7 +141,10 @@ fn discovery_finds_sessions_and_their_sub_agents() {
         names,
         vec![
             folder.join("2026_x.jsonl").to_string_lossy().into_owned(),
-            artifacts.join("CalmOtter.jsonl").to_string_lossy().into_owned(),
+            artifacts
+                .join("CalmOtter.jsonl")
+                .to_string_lossy()
+                .into_owned(),
         ]
     );
 }

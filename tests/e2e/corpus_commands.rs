@@ -258,6 +258,36 @@ fn recap_lists_the_commands_that_failed_in_each_harness() {
         !text.contains("ls -la") && !text.contains("echo done"),
         "{text}"
     );
+
+    // `deja show` says how each command ended, where known.
+    let id = shop["days"][0]["sessions"][0]["id"].as_str().unwrap();
+    let shown = sb.ok(&["show", id, "--json"]).json();
+    let commands: Vec<(&str, Option<&str>, Option<i64>)> = shown["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["command"].as_str().unwrap(),
+                c["outcome"].as_str(),
+                c["exit_code"].as_i64(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            ("cargo test -p shop", Some("failed"), Some(101)),
+            ("ls -la", Some("succeeded"), None),
+            ("cargo check", Some("failed"), None),
+        ],
+        "{shown:#}"
+    );
+    let text = sb.ok(&["show", id]).stdout;
+    assert!(
+        text.contains("cargo test -p shop  (failed, exit 101)"),
+        "{text}"
+    );
 }
 
 #[test]

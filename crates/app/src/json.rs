@@ -106,7 +106,12 @@ impl<'a> Session<'a> {
                 .iter()
                 .map(|c| CommandRecord {
                     command: &c.command,
+                    exit_code: c.outcome.exit_code,
                     origin: c.origin,
+                    outcome: match c.outcome.status {
+                        deja_model::OutcomeStatus::Unknown => None,
+                        known => Some(known.as_str()),
+                    },
                     timestamp: rfc3339(c.timestamp_ms),
                 })
                 .collect(),
@@ -186,8 +191,14 @@ pub struct FileRecord<'a> {
 pub struct CommandRecord<'a> {
     /// The command line.
     pub command: &'a str,
+    /// Its exit code, when the transcript gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i64>,
     /// `user` or `agent`.
     pub origin: &'a str,
+    /// `failed` or `succeeded`, when the transcript says how it ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<&'static str>,
     /// When.
     pub timestamp: String,
 }

@@ -234,7 +234,16 @@ pub fn run(app: &App, id: &str, window: Window, as_json: bool) -> Result<ExitSta
             let _ = writeln!(out);
             let _ = writeln!(out, "{}", s.bold("commands"));
             for c in &session.commands {
-                let _ = writeln!(out, "  {:<5} {}", c.origin, line(&c.command));
+                let failed = match (c.outcome.status, c.outcome.exit_code) {
+                    (deja_model::OutcomeStatus::Failed, Some(code)) => {
+                        format!("  {}", s.red(&format!("(failed, exit {code})")))
+                    }
+                    (deja_model::OutcomeStatus::Failed, None) => {
+                        format!("  {}", s.red("(failed)"))
+                    }
+                    _ => String::new(),
+                };
+                let _ = writeln!(out, "  {:<5} {}{failed}", c.origin, line(&c.command));
             }
         }
     }

@@ -665,3 +665,124 @@ fn corpus_codex_session_written_back_holds_the_transcripts_messages() {
     let rel = format!(".codex/sessions/{}/{name}", day.replace('-', "/"));
     check_written_back("codex", &file, &rel);
 }
+
+#[test]
+fn the_mcp_recap_tool_lists_the_failed_commands() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n[mcp]\nindex = false\n");
+    claude(&sb);
+    codex(&sb);
+    sb.index();
+    let mut raw = crate::mcp::Raw::start(&sb);
+    raw.initialize();
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "recap", "arguments": {"since": "2026-07-01", "until": "2026-08-01"}}})
+        .to_string(),
+    );
+    let answer = raw.receive();
+    let (status, stderr) = raw.finish();
+    assert!(status.success(), "exit {status:?}\n{stderr}");
+    let result = &answer["result"];
+    assert_ne!(result["isError"], true, "{result:#}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("4 failed commands"), "{text}");
+    assert!(
+        text.contains("failed cargo test -p shop · exit 101 · in "),
+        "{text}"
+    );
+    assert!(text.contains("failed make api · exit 2 · in "), "{text}");
+    assert!(!text.contains("git status"), "{text}");
+    let structured = failed(&result["structuredContent"]);
+    let s = |h: &str, c: &str, code: Option<i64>| (h.to_string(), c.to_string(), code);
+    assert_eq!(
+        structured,
+        [
+            s("claude", "cargo check", None),
+            s("claude", "cargo test -p shop", Some(101)),
+            s("codex", "make api", Some(2)),
+            s("codex", "pytest -q", Some(1)),
+        ]
+        .into_iter()
+        .collect::<BTreeSet<_>>()
+    );
+}
+
+/// One GET to `deja ui` at `host`: the status line and the whole answer.
+fn http_get(host: &str, path: &str, cookie: Option<&str>) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    let cookie = cookie
+        .map(|c| format!("Cookie: {c}\r\n"))
+        .unwrap_or_default();
+    s.write_all(
+        format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n{cookie}Connection: close\r\n\r\n")
+            .as_bytes(),
+    )
+    .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+#[test]
+fn the_recap_page_lists_the_failed_commands_with_links_to_their_sessions() {
+    use std::io::BufRead;
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    claude(&sb);
+    sb.index();
+    let mut child = sb
+        .command()
+        .args(["ui", "--no-open"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let (host, code) = line
+        .trim()
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split_once("/?token="))
+        .unwrap_or_else(|| panic!("not an address: {line:?}"));
+    let login = http_get(host, &format!("/?token={code}"), None);
+    let cookie = login
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase().starts_with("set-cookie:").then(|| {
+                l["set-cookie:".len()..]
+                    .trim()
+                    .split(';')
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+        })
+        .unwrap_or_else(|| panic!("{login}"));
+    let page = http_get(
+        host,
+        "/recap?since=2026-07-01&until=2026-08-01",
+        Some(&cookie),
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    assert!(page.contains("2 failed commands"), "{page}");
+    assert!(
+        page.contains(
+            "<td class=\"path\"><code>cargo test -p shop</code></td><td class=\"n\">101</td>"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains("<td class=\"path\"><code>cargo check</code></td><td class=\"n\"></td>"),
+        "{page}"
+    );
+    assert!(page.contains("href=\"/session/"), "{page}");
+    assert!(!page.contains("<code>ls -la</code>"), "{page}");
+}

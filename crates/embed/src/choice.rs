@@ -164,9 +164,10 @@ pub fn choose(
             if !installed(&multilingual) {
                 return Choice {
                     dir: english(models),
-                    why: "the default; the multilingual model is not installed \
-                          (scripts/fetch-model --multilingual installs it)"
-                        .into(),
+                    why: format!(
+                        "the default; the multilingual model is not installed ({} installs it)",
+                        crate::install::fetch_model_command_for(&multilingual)
+                    ),
                     kept: false,
                 };
             }

@@ -216,4 +216,30 @@ mod tests {
         );
         assert_eq!(a, Activity::default());
     }
+
+    #[test]
+    fn a_shell_calls_result_gives_its_exit_code() {
+        let response = |code: &str| {
+            json!([{"functionResponse": {"name": "run_shell_command",
+                "response": {"output": format!("Output: x\nError: (none)\nExit Code: {code}\nSignal: (none)")}}}])
+        };
+        let a = run(
+            json!({"toolCalls": [
+                {"name": "run_shell_command", "args": {"command": "npm test"}, "status": "success",
+                 "result": response("1")},
+                {"name": "run_shell_command", "args": {"command": "ls"}, "status": "success",
+                 "result": response("0")},
+                {"name": "run_shell_command", "args": {"command": "pwd"}, "status": "success"}
+            ]}),
+            None,
+        );
+        assert_eq!(
+            a.outcomes,
+            [
+                CommandOutcome::from_exit_code(1),
+                CommandOutcome::from_exit_code(0),
+                CommandOutcome::default()
+            ]
+        );
+    }
 }

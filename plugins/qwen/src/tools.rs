@@ -328,4 +328,29 @@ mod tests {
         assert_eq!(a.files.len(), 1);
         assert_eq!(a.files[0].path.as_str(), "README.md");
     }
+
+    #[test]
+    fn a_shell_calls_response_gives_its_outcome() {
+        let calls = record(
+            "assistant",
+            vec![
+                call("1", "run_shell_command", json!({"command": "make"})),
+                call("2", "run_shell_command", json!({"command": "pwd"})),
+            ],
+        );
+        let response = record(
+            "user",
+            vec![Part::Response {
+                id: Some("1".into()),
+                failed: false,
+                outcome: Some(CommandOutcome::from_exit_code(2)),
+            }],
+        );
+        let all = vec![calls, response];
+        let a = activity(all.iter().take(1), &all, Some("/p"), 0);
+        assert_eq!(
+            a.outcomes,
+            [CommandOutcome::from_exit_code(2), CommandOutcome::default()]
+        );
+    }
 }

@@ -393,3 +393,100 @@ fn mini_swe_agent_runs_are_read_as_mini_writes_them() {
         "{found:#}"
     );
 }
+
+/// Code Puppy 0.0.946 (a `custom_openai` model of the user's own in its
+/// `extra_models.json`), in its single-prompt mode (`-p`, YOLO), runs a
+/// turn with a shell command against the scripted model, then goes on with
+/// the same session (`--resume <name>`) for a second turn; deja's reader of
+/// its automatic save, written only in TOML, reads the one session with
+/// both turns, in the folder it ran in.
+#[test]
+fn code_puppy_sessions_are_read_as_code_puppy_saves_them() {
+    let puppy = pypi_client("code-puppy", "code-puppy");
+    let (sb, run_dir, project) = sandbox();
+    let server = ModelServer::start(
+        &run_dir,
+        &json!([
+            {"text": FIRST_LOOK, "tool": "shell", "input": {"command": FIRST_COMMAND}},
+            {"text": FIRST_ANSWER},
+            {"tool": "shell", "input": {"command": SECOND_COMMAND}},
+            {"text": SECOND_ANSWER},
+        ]),
+    );
+    sb.write(
+        ".code_puppy/extra_models.json",
+        json!({"mock": {
+            "type": "custom_openai",
+            "name": "gpt-4o",
+            "custom_endpoint": {"url": format!("{}/v1", server.url), "api_key": "sk-placeholder"},
+            "context_length": 128000,
+        }})
+        .to_string(),
+    );
+    // The names its first run asks for.
+    sb.write(
+        ".code_puppy/puppy.cfg",
+        "[puppy]\npuppy_name = Rex\nowner_name = Ana\nmodel = mock\n",
+    );
+    let command = |question: &str, name: Option<&str>| {
+        let mut cmd = sb.command_of(&puppy);
+        cmd.args(["-p", question, "-m", "mock", "--yolo", "true"]);
+        if let Some(name) = name {
+            cmd.args(["--resume", name]);
+        }
+        cmd
+    };
+    run(
+        command(FIRST_QUESTION, None),
+        &project,
+        &run_dir,
+        "code-puppy",
+        FIRST_ANSWER,
+    );
+    // The save, found by an independent look.
+    let saves = sb.home.join(".code_puppy/autosaves");
+    let names = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&saves)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".json") && !n.ends_with("_meta.json"))
+            .map(|n| n.trim_end_matches(".json").to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    let first = names();
+    assert_eq!(first.len(), 1, "{first:?}");
+    let name = first[0].clone();
+    run(
+        command(SECOND_QUESTION, Some(&name)),
+        &project,
+        &run_dir,
+        "code-puppy-again",
+        SECOND_ANSWER,
+    );
+    assert_eq!(names(), first, "a second session");
+
+    assert_read(
+        &sb,
+        "code-puppy",
+        &name,
+        &[
+            FIRST_QUESTION,
+            FIRST_LOOK,
+            FIRST_ANSWER,
+            SECOND_QUESTION,
+            SECOND_ANSWER,
+        ],
+        &[0, 3],
+        &[FIRST_COMMAND, SECOND_COMMAND],
+    );
+    let shown = sb.ok(&["show", &name, "--json"]).json();
+    let dir = std::fs::canonicalize(&project).unwrap();
+    assert_eq!(shown["project"]["dir"], dir.to_str().unwrap(), "{shown:#}");
+    let resume = sb.ok(&["resume", &name]).stdout;
+    assert!(
+        resume.contains(&format!("code-puppy --resume {name}")),
+        "{resume}"
+    );
+}

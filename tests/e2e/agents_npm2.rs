@@ -245,10 +245,19 @@ fn nanocoder_sessions_are_read_as_nanocoder_writes_them() {
     let ready = wait_for(INTERACTIVE_TIMEOUT, || screen().contains(FIRST_ANSWER));
     let mut keys = child.stdin.take().unwrap();
     let answered = ready && {
-        // The resumed conversation is on screen; give the input a moment.
+        // The resumed conversation is on screen; give the input a moment,
+        // and type again should the keys land before the input box takes
+        // them (a loaded machine): the box shows what it took.
         std::thread::sleep(Duration::from_secs(2));
-        keys.write_all(SECOND_QUESTION.as_bytes()).unwrap();
-        keys.flush().unwrap();
+        for _ in 0..3 {
+            keys.write_all(SECOND_QUESTION.as_bytes()).unwrap();
+            keys.flush().unwrap();
+            if wait_for(Duration::from_secs(15), || {
+                screen().contains(SECOND_QUESTION)
+            }) {
+                break;
+            }
+        }
         std::thread::sleep(Duration::from_secs(1));
         keys.write_all(b"\r").unwrap();
         keys.flush().unwrap();

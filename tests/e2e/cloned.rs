@@ -10,7 +10,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::common::Sandbox;
+use crate::common::{repo, Sandbox};
 use crate::mcp::Raw;
 
 /// The text a hostile repository would like an agent to obey.
@@ -320,4 +320,46 @@ fn the_user_may_read_tracked_histories_and_give_agents_code_folder_sessions() {
     assert!(recapped.contains("crush-planted"), "{recapped}");
     let note = failure_note(&sb, FAILURE).unwrap_or_default();
     assert!(note.contains("bootstrap"), "{note}");
+}
+
+#[test]
+fn a_chat_another_user_left_in_a_folder_everyone_can_write_is_not_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    // ShellGPT keeps its chats in the system's temporary folder by default.
+    let shared = sb.home.parent().unwrap().join("tmp/chat_cache");
+    std::fs::create_dir_all(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    sb.env("CHAT_CACHE_PATH", &shared);
+    let real = repo().join("fixtures/golden/shell-gpt/real-1.5.1/ledger");
+    std::fs::copy(&real, shared.join("mine")).unwrap();
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if root {
+        // Only root can make a file another user owns.
+        std::fs::copy(&real, shared.join("planted")).unwrap();
+        std::os::unix::fs::chown(shared.join("planted"), Some(65534), Some(65534)).unwrap();
+    }
+    let run = sb.ok(&["index"]);
+    let listed = sb
+        .ok(&["sessions", "--harness", "shell-gpt", "--json"])
+        .json();
+    let ids: Vec<&str> = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["native_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["mine"], "{listed:#}");
+    let warnings = &run.stderr;
+    assert_eq!(
+        warnings.contains("a folder every user can write to"),
+        root,
+        "{warnings}"
+    );
+    if root {
+        assert!(warnings.contains("planted"), "{warnings}");
+        assert!(warnings.contains("owned by user id 65534"), "{warnings}");
+    }
 }

@@ -21,6 +21,7 @@ mod git_index;
 pub mod loader;
 pub mod module;
 mod permissions;
+pub mod shared_folder;
 pub mod transcripts;
 
 use std::path::{Path, PathBuf};

@@ -141,7 +141,12 @@ pub fn run(
                         continue;
                     }
                     if !in_code_folders.contains(&path) {
-                        work.push((reader, path, Found::Own));
+                        match deja_host::shared_folder::refusal(&path) {
+                            Some(reason) => report
+                                .warnings
+                                .push(format!("`{}`: {reason}", path.display())),
+                            None => work.push((reader, path, Found::Own)),
+                        }
                         continue;
                     }
                     match code_folder::check(&path, &plugin.harness, options.read_tracked) {

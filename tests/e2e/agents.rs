@@ -25,10 +25,10 @@ use crate::mcp::clients_dir;
 const AGENT_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// What the user asks every agent.
-const QUESTION: &str = "what was that tenant predicate bug?";
+pub(crate) const QUESTION: &str = "what was that tenant predicate bug?";
 
 /// The model's last answer.
-const ANSWER: &str = "That was the tenant predicate bug in billing-api.";
+pub(crate) const ANSWER: &str = "That was the tenant predicate bug in billing-api.";
 
 /// What the failing command prints: the error of the demo's Terraform
 /// session (aider, infra, 2025-12-01 17:02:18).
@@ -52,12 +52,12 @@ pub(crate) fn agent_cli(program: &str) -> PathBuf {
 /// folder deja indexed), the Gemini sessions read in place, indexed without
 /// embeddings (lexical recall and the digest need none), the MCP server not
 /// indexing in the background.
-struct Demo {
-    sb: Sandbox,
+pub(crate) struct Demo {
+    pub(crate) sb: Sandbox,
     /// The copy of `billing-api`, where the agents run.
-    billing: PathBuf,
+    pub(crate) billing: PathBuf,
     /// deja's id of the tenant predicate session (aider, billing-api).
-    tenant: String,
+    pub(crate) tenant: String,
     /// deja's id of the Terraform state lock session (aider, infra).
     lock: String,
 }
@@ -88,7 +88,7 @@ fn session_ending(sessions: &Value, start: &str) -> String {
         .to_string()
 }
 
-fn demo() -> Demo {
+pub(crate) fn demo() -> Demo {
     let mut sb = Sandbox::new();
     sb.config("[embed]\nenabled = false\n[mcp]\nindex = false\n");
     let src = sb.home.join("src");
@@ -446,7 +446,7 @@ impl Agent {
 }
 
 /// The bytes of each file, `None` where it does not exist.
-fn snapshot(files: &[PathBuf]) -> Vec<Option<Vec<u8>>> {
+pub(crate) fn snapshot(files: &[PathBuf]) -> Vec<Option<Vec<u8>>> {
     files.iter().map(|f| std::fs::read(f).ok()).collect()
 }
 
@@ -483,7 +483,7 @@ fn content_text(v: &Value) -> String {
 }
 
 /// The result of the tool call `call_id` as the request hands it to the model.
-fn tool_result(r: &Value, call_id: &str) -> Option<String> {
+pub(crate) fn tool_result(r: &Value, call_id: &str) -> Option<String> {
     let b = &r["body"];
     let items = b["messages"]
         .as_array()
@@ -510,7 +510,7 @@ fn tool_result(r: &Value, call_id: &str) -> Option<String> {
 }
 
 /// The main request that the script's step `step` answered.
-fn step_request(requests: &[Value], step: u64) -> &Value {
+pub(crate) fn step_request(requests: &[Value], step: u64) -> &Value {
     requests
         .iter()
         .find(|r| r["kind"] == "main" && r["step"] == step)
@@ -586,7 +586,7 @@ fn without_deja(mut v: Value, before: &Value) -> Value {
 
 /// After `--undo`: each file as it was before setup, or, where the agent
 /// rewrote it while it ran, as the agent left it less deja's entries.
-fn assert_restored(
+pub(crate) fn assert_restored(
     files: &[PathBuf],
     before: &[Option<Vec<u8>>],
     set_up: &[Option<Vec<u8>>],

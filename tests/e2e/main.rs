@@ -44,5 +44,6 @@ mod team;
 mod team_vectors;
 mod trust;
 mod ui;
+mod wired;
 mod wiring;
 mod writeback;

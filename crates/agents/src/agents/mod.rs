@@ -17,6 +17,7 @@ pub mod codex;
 pub mod edit;
 pub mod gemini;
 pub mod json_text;
+pub mod kilo;
 pub mod opencode;
 pub mod qwen;
 
@@ -299,13 +300,14 @@ pub fn claude_form_hooks(
 }
 
 /// Every agent deja can wire, in the order `deja setup` lists them.
-pub fn all() -> [&'static dyn Agent; 6] {
+pub fn all() -> [&'static dyn Agent; 7] {
     [
         &claude::Claude,
         &codex::Codex,
         &gemini::Gemini,
         &qwen::Qwen,
-        &opencode::OpenCode,
+        &opencode::OPENCODE,
+        &kilo::KILO,
         &aider::Aider,
     ]
 }

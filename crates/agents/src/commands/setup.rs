@@ -25,6 +25,8 @@ pub enum Target {
     Qwen,
     /// OpenCode: MCP server and a plugin that adds the digest.
     Opencode,
+    /// Kilo CLI: MCP server and a plugin that adds the digest (OpenCode's wiring).
+    Kilo,
     /// aider: a note in `read:` of `~/.aider.conf.yml` (`deja aider` passes each project's digest).
     Aider,
 }
@@ -38,6 +40,7 @@ impl Target {
             Target::Gemini => "gemini",
             Target::Qwen => "qwen",
             Target::Opencode => "opencode",
+            Target::Kilo => "kilo",
             Target::Aider => "aider",
         };
         // Every target is an agent of `agents::all()` (a unit test checks).

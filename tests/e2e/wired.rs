@@ -223,3 +223,43 @@ fn kilo_cli_gets_the_digest_recalls_through_deja_and_undo_restores_its_files() {
         },
     );
 }
+
+/// GitHub Copilot CLI 1.0.102, offline with the scripted model as its
+/// provider, in `copilot -p` with deja's `recall` allowed by name: deja's
+/// MCP server in `~/.copilot/mcp-config.json`, beside a server of the
+/// user's that setup and undo leave alone.
+#[test]
+fn copilot_cli_recalls_through_deja_and_undo_restores_its_files() {
+    let w = Wired {
+        name: "copilot",
+        files: vec![".copilot/mcp-config.json"],
+        digest: false,
+        keeps_files: true,
+    };
+    round_trip(
+        &w,
+        |d, _url| {
+            d.sb.write(
+                ".copilot/mcp-config.json",
+                "{\n  \"mcpServers\": {\n    \"notes\": {\n      \"tools\": [\n        \"*\"\n      ],\n      \"type\": \"local\",\n      \"command\": \"/nonexistent/notes-server\",\n      \"args\": []\n    }\n  }\n}\n",
+            );
+        },
+        |d, url, prompt| {
+            let mut cmd = d.sb.command_of(&agent_cli("copilot"));
+            cmd.current_dir(&d.billing)
+                .env("COPILOT_OFFLINE", "true")
+                .env("COPILOT_PROVIDER_BASE_URL", format!("{url}/v1"))
+                .env("COPILOT_PROVIDER_API_KEY", "sk-placeholder")
+                .env("COPILOT_MODEL", "gpt-4o")
+                .env("COPILOT_AUTO_UPDATE", "false")
+                .args([
+                    "-p",
+                    prompt,
+                    "--allow-tool",
+                    "deja(recall)",
+                    "--disable-client-telemetry",
+                ]);
+            cmd
+        },
+    );
+}

@@ -14,6 +14,7 @@
 pub mod aider;
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod edit;
 pub mod gemini;
 pub mod json_text;
@@ -300,7 +301,7 @@ pub fn claude_form_hooks(
 }
 
 /// Every agent deja can wire, in the order `deja setup` lists them.
-pub fn all() -> [&'static dyn Agent; 7] {
+pub fn all() -> [&'static dyn Agent; 8] {
     [
         &claude::Claude,
         &codex::Codex,
@@ -308,6 +309,7 @@ pub fn all() -> [&'static dyn Agent; 7] {
         &qwen::Qwen,
         &opencode::OPENCODE,
         &kilo::KILO,
+        &copilot::Copilot,
         &aider::Aider,
     ]
 }

@@ -27,6 +27,8 @@ pub enum Target {
     Opencode,
     /// Kilo CLI: MCP server and a plugin that adds the digest (OpenCode's wiring).
     Kilo,
+    /// GitHub Copilot CLI: MCP server in mcp-config.json.
+    Copilot,
     /// aider: a note in `read:` of `~/.aider.conf.yml` (`deja aider` passes each project's digest).
     Aider,
 }
@@ -41,6 +43,7 @@ impl Target {
             Target::Qwen => "qwen",
             Target::Opencode => "opencode",
             Target::Kilo => "kilo",
+            Target::Copilot => "copilot",
             Target::Aider => "aider",
         };
         // Every target is an agent of `agents::all()` (a unit test checks).

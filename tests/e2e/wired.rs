@@ -22,6 +22,8 @@ struct Wired {
     name: &'static str,
     /// Every file `deja setup` touches, under HOME.
     files: Vec<&'static str>,
+    /// The name the agent gives deja's `recall` tool.
+    recall: &'static str,
     /// Whether setup gives it the digest in the first user message.
     digest: bool,
     /// Whether the agent leaves setup's files as they are while it runs (so
@@ -99,15 +101,18 @@ fn round_trip(
     // prompt, framed, naming the billing-api session.
     let convo = conversation(&requests);
     let first = convo.first().expect("no conversation request");
+    // Offered outright, or (droid) named in the request behind a tool
+    // search that adds it.
     let offers_recall = first["tools"]
         .as_array()
         .unwrap()
         .iter()
-        .any(|t| t.as_str().is_some_and(|t| t.ends_with("recall")));
+        .any(|t| t.as_str() == Some(w.recall))
+        || body(first).contains(w.recall);
     assert!(
         offers_recall,
-        "the first request does not offer deja's recall: {:?}",
-        first["tools"]
+        "the first request does not offer {}: {:?}",
+        w.recall, first["tools"]
     );
     if w.digest {
         let messages = first["body"]["messages"].as_array().unwrap();
@@ -140,7 +145,7 @@ fn round_trip(
         .as_str()
         .or(reply["tool"].as_str())
         .unwrap();
-    assert!(called.ends_with("recall"), "{reply}");
+    assert_eq!(called, w.recall, "{reply}");
     let call_id = reply["call_id"].as_str().unwrap();
 
     // (3) The next request hands the model deja's answer: framed as
@@ -185,6 +190,7 @@ fn round_trip(
 fn kilo_cli_gets_the_digest_recalls_through_deja_and_undo_restores_its_files() {
     let w = Wired {
         name: "kilo",
+        recall: "deja_recall",
         files: vec![".config/kilo/kilo.json", ".config/kilo/plugin/deja.js"],
         digest: true,
         keeps_files: true,
@@ -232,6 +238,7 @@ fn kilo_cli_gets_the_digest_recalls_through_deja_and_undo_restores_its_files() {
 fn copilot_cli_recalls_through_deja_and_undo_restores_its_files() {
     let w = Wired {
         name: "copilot",
+        recall: "deja-recall",
         files: vec![".copilot/mcp-config.json"],
         digest: false,
         keeps_files: true,
@@ -259,6 +266,54 @@ fn copilot_cli_recalls_through_deja_and_undo_restores_its_files() {
                     "deja(recall)",
                     "--disable-client-telemetry",
                 ]);
+            cmd
+        },
+    );
+}
+
+/// Factory's droid 0.225.2 in `droid exec --auto high` with the scripted model
+/// as a custom model: deja's MCP server in `~/.factory/mcp.json`.
+#[test]
+fn droid_recalls_through_deja_and_undo_restores_its_files() {
+    let droid = crate::mcp::clients_dir().join("npm/node_modules/@factory/cli-linux-x64/bin/droid");
+    assert!(
+        droid.is_file(),
+        "droid is not installed at {}; run scripts/fetch-clients first (Linux x64)",
+        droid.display()
+    );
+    let w = Wired {
+        name: "droid",
+        recall: "deja___recall",
+        files: vec![".factory/mcp.json"],
+        digest: false,
+        keeps_files: true,
+    };
+    round_trip(
+        &w,
+        |d, url| {
+            d.sb.write(
+                ".factory/settings.json",
+                json!({"customModels": [{
+                    "model": "gpt-4o",
+                    "displayName": "Mock",
+                    "baseUrl": format!("{url}/v1"),
+                    "apiKey": "sk-placeholder",
+                    "provider": "openai",
+                    "maxOutputTokens": 4096,
+                }]})
+                .to_string(),
+            );
+        },
+        |d, _url, prompt| {
+            let mut cmd = d.sb.command_of(&droid);
+            cmd.current_dir(&d.billing).args([
+                "exec",
+                "--auto",
+                "high",
+                "-m",
+                "custom:gpt-4o",
+                prompt,
+            ]);
             cmd
         },
     );

@@ -15,6 +15,7 @@ pub mod aider;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
+pub mod droid;
 pub mod edit;
 pub mod gemini;
 pub mod json_text;
@@ -301,7 +302,7 @@ pub fn claude_form_hooks(
 }
 
 /// Every agent deja can wire, in the order `deja setup` lists them.
-pub fn all() -> [&'static dyn Agent; 8] {
+pub fn all() -> [&'static dyn Agent; 9] {
     [
         &claude::Claude,
         &codex::Codex,
@@ -310,6 +311,7 @@ pub fn all() -> [&'static dyn Agent; 8] {
         &opencode::OPENCODE,
         &kilo::KILO,
         &copilot::Copilot,
+        &droid::Droid,
         &aider::Aider,
     ]
 }

@@ -29,6 +29,8 @@ pub enum Target {
     Kilo,
     /// GitHub Copilot CLI: MCP server in mcp-config.json.
     Copilot,
+    /// Factory droid: MCP server in ~/.factory/mcp.json.
+    Droid,
     /// aider: a note in `read:` of `~/.aider.conf.yml` (`deja aider` passes each project's digest).
     Aider,
 }
@@ -44,6 +46,7 @@ impl Target {
             Target::Opencode => "opencode",
             Target::Kilo => "kilo",
             Target::Copilot => "copilot",
+            Target::Droid => "droid",
             Target::Aider => "aider",
         };
         // Every target is an agent of `agents::all()` (a unit test checks).

@@ -51,7 +51,7 @@ pub enum Command {
     Config(ConfigArgs),
     /// Serve deja's memory to coding agents over the Model Context Protocol (stdio).
     Mcp(McpArgs),
-    /// Wire deja into the agents: Claude Code, Codex CLI, Gemini CLI, Qwen Code, OpenCode, Kilo CLI, Copilot CLI, Factory droid, aider; none: list them.
+    /// Wire deja into the agents: Claude Code, Codex CLI, Gemini CLI, Qwen Code, OpenCode, Kilo CLI, Copilot CLI, Factory droid, Cline CLI, aider; none: list them.
     Setup(SetupArgs),
     /// Share sessions with a team through PostgreSQL: push, pull, status.
     Team(TeamArgs),

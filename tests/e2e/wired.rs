@@ -157,7 +157,25 @@ fn round_trip(
             body(next)
         )
     });
-    let framed = result.trim();
+    // Cline's CLI hands the model the MCP result itself as JSON; the text
+    // in it is what deja answered.
+    let text = match serde_json::from_str::<Value>(&result) {
+        Ok(v) if v["content"].is_array() => {
+            assert!(
+                v.get("structuredContent").is_none(),
+                "structured content reached the model:\n{result}"
+            );
+            v["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|p| p["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        _ => result.clone(),
+    };
+    let framed = text.trim();
     assert!(
         framed.starts_with("<recalled-memory") && framed.contains("</recalled-memory>"),
         "the tool result does not start with deja's frame:\n{result}"
@@ -314,6 +332,48 @@ fn droid_recalls_through_deja_and_undo_restores_its_files() {
                 "custom:gpt-4o",
                 prompt,
             ]);
+            cmd
+        },
+    );
+}
+
+/// Cline's CLI 3.0.65, signed in to the scripted model with `cline auth`:
+/// deja's MCP server in `~/.cline/data/settings/cline_mcp_settings.json`.
+#[test]
+fn cline_cli_recalls_through_deja_and_undo_restores_its_files() {
+    let w = Wired {
+        name: "cline",
+        files: vec![".cline/data/settings/cline_mcp_settings.json"],
+        recall: "deja__recall",
+        digest: false,
+        keeps_files: true,
+    };
+    round_trip(
+        &w,
+        |d, url| {
+            let mut auth = d.sb.command_of(&agent_cli("cline"));
+            auth.args([
+                "auth",
+                "-p",
+                "openai",
+                "-k",
+                "sk-placeholder",
+                "-m",
+                "gpt-4o",
+                "-b",
+            ])
+            .arg(format!("{url}/v1"));
+            let dir = d.sb.home.parent().unwrap().join("run");
+            let out = run_agent(auth, &dir, "cline-auth");
+            assert_eq!(
+                out.code, 0,
+                "cline auth failed\n{}\n{}",
+                out.stdout, out.stderr
+            );
+        },
+        |d, _url, prompt| {
+            let mut cmd = d.sb.command_of(&agent_cli("cline"));
+            cmd.current_dir(&d.billing).arg(prompt);
             cmd
         },
     );

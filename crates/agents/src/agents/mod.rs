@@ -13,6 +13,7 @@
 
 pub mod aider;
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod copilot;
 pub mod droid;
@@ -302,7 +303,7 @@ pub fn claude_form_hooks(
 }
 
 /// Every agent deja can wire, in the order `deja setup` lists them.
-pub fn all() -> [&'static dyn Agent; 9] {
+pub fn all() -> [&'static dyn Agent; 10] {
     [
         &claude::Claude,
         &codex::Codex,
@@ -312,6 +313,7 @@ pub fn all() -> [&'static dyn Agent; 9] {
         &kilo::KILO,
         &copilot::Copilot,
         &droid::Droid,
+        &cline::Cline,
         &aider::Aider,
     ]
 }

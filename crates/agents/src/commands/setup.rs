@@ -31,6 +31,8 @@ pub enum Target {
     Copilot,
     /// Factory droid: MCP server in ~/.factory/mcp.json.
     Droid,
+    /// Cline CLI: MCP server in cline_mcp_settings.json.
+    Cline,
     /// aider: a note in `read:` of `~/.aider.conf.yml` (`deja aider` passes each project's digest).
     Aider,
 }
@@ -47,6 +49,7 @@ impl Target {
             Target::Kilo => "kilo",
             Target::Copilot => "copilot",
             Target::Droid => "droid",
+            Target::Cline => "cline",
             Target::Aider => "aider",
         };
         // Every target is an agent of `agents::all()` (a unit test checks).

@@ -64,6 +64,16 @@ fn agent_files(agent: &str) -> Vec<(&'static str, Option<&'static str>)> {
         ],
         "qwen" => vec![(".qwen/settings.json", Some("{\"general\": {}}\n"))],
         "opencode" => vec![(".config/opencode/opencode.json", None)],
+        "kilo" => vec![(
+            ".config/kilo/kilo.json",
+            Some("{\n  \"model\": \"mock/gpt-4o\"\n}\n"),
+        )],
+        "copilot" => vec![(
+            ".copilot/mcp-config.json",
+            Some("{\n  \"mcpServers\": {}\n}\n"),
+        )],
+        "droid" => vec![(".factory/mcp.json", None)],
+        "cline" => vec![(".cline/data/settings/cline_mcp_settings.json", None)],
         "aider" => vec![(".aider.conf.yml", Some("model: gpt-4o\nread: [a.md]\n"))],
         _ => Vec::new(),
     }
@@ -80,7 +90,10 @@ fn has_deja(text: &str) -> bool {
 
 #[test]
 fn a_second_setup_after_the_users_edits_then_undo_keeps_them_for_every_agent() {
-    for agent in ["claude", "codex", "qwen", "opencode", "gemini", "aider"] {
+    for agent in [
+        "claude", "codex", "qwen", "opencode", "gemini", "aider", "kilo", "copilot", "droid",
+        "cline",
+    ] {
         let sb = Sandbox::new();
         let files = agent_files(agent);
         for (rel, before) in &files {
@@ -138,6 +151,9 @@ fn a_second_setup_after_the_users_edits_then_undo_keeps_them_for_every_agent() {
         }
         if agent == "opencode" {
             assert!(!sb.home.join(".config/opencode/plugin").exists());
+        }
+        if agent == "kilo" {
+            assert!(!sb.home.join(".config/kilo/plugin").exists());
         }
         assert!(
             !sb.data_dir().join("setup").join(agent).exists(),

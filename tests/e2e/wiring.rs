@@ -283,7 +283,10 @@ fn setup_lists_every_agent_it_knows_with_what_it_would_change() {
         .collect();
     assert_eq!(
         names,
-        ["claude", "codex", "gemini", "qwen", "opencode", "aider"]
+        [
+            "claude", "codex", "gemini", "qwen", "opencode", "kilo", "copilot", "droid", "cline",
+            "aider"
+        ]
     );
     for a in list.as_array().unwrap() {
         assert_eq!(a["status"], "not wired", "{a:#}");

@@ -112,7 +112,7 @@ fn list(env: &Env, json: bool) -> Result<ExitStatus> {
     }
     for r in &rows {
         println!(
-            "{:<9} {:<12} {:<10} {}",
+            "{:<9} {:<13} {:<10} {}",
             r.name,
             r.title,
             r.status,

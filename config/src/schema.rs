@@ -159,7 +159,7 @@ pub struct Context {
 }
 
 /// The agents `context.inject_off` may name.
-pub const HOOK_AGENTS: [&str; 4] = ["claude", "codex", "gemini", "qwen"];
+pub const HOOK_AGENTS: [&str; 5] = ["claude", "codex", "gemini", "qwen", "droid"];
 
 /// `context.pulled`: where a digest puts sessions pulled from teammates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -72,7 +72,13 @@ fn agent_files(agent: &str) -> Vec<(&'static str, Option<&'static str>)> {
             ".copilot/mcp-config.json",
             Some("{\n  \"mcpServers\": {}\n}\n"),
         )],
-        "droid" => vec![(".factory/mcp.json", None)],
+        "droid" => vec![
+            (".factory/mcp.json", None),
+            (
+                ".factory/settings.json",
+                Some("{\n  \"customModels\": []\n}\n"),
+            ),
+        ],
         "cline" => vec![(".cline/data/settings/cline_mcp_settings.json", None)],
         "aider" => vec![(".aider.conf.yml", Some("model: gpt-4o\nread: [a.md]\n"))],
         _ => Vec::new(),

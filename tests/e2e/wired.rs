@@ -115,12 +115,21 @@ fn round_trip(
         w.recall, first["tools"]
     );
     if w.digest {
-        let messages = first["body"]["messages"].as_array().unwrap();
+        // Chat Completions' `messages`, or the Responses API's `input` and
+        // `instructions` (droid).
+        let b = &first["body"];
+        let messages: Vec<&Value> = b["messages"]
+            .as_array()
+            .into_iter()
+            .chain(b["input"].as_array())
+            .flatten()
+            .collect();
         let holding = |role: &str| {
             messages
                 .iter()
-                .filter(|m| m["role"] == role)
+                .filter(|m| m["role"] == role || (role == "system" && m["role"] == "developer"))
                 .map(|m| m["content"].to_string())
+                .chain((role == "system").then(|| b["instructions"].to_string()))
                 .find(|c| c.contains("(from deja)"))
         };
         assert!(
@@ -290,9 +299,10 @@ fn copilot_cli_recalls_through_deja_and_undo_restores_its_files() {
 }
 
 /// Factory's droid 0.225.2 in `droid exec --auto high` with the scripted model
-/// as a custom model: deja's MCP server in `~/.factory/mcp.json`.
+/// as a custom model: deja's MCP server in `~/.factory/mcp.json`, its
+/// SessionStart hook in `~/.factory/settings.json` beside the user's models.
 #[test]
-fn droid_recalls_through_deja_and_undo_restores_its_files() {
+fn droid_gets_the_digest_recalls_through_deja_and_undo_restores_its_files() {
     let droid = crate::mcp::clients_dir().join("npm/node_modules/@factory/cli-linux-x64/bin/droid");
     assert!(
         droid.is_file(),
@@ -302,8 +312,8 @@ fn droid_recalls_through_deja_and_undo_restores_its_files() {
     let w = Wired {
         name: "droid",
         recall: "deja___recall",
-        files: vec![".factory/mcp.json"],
-        digest: false,
+        files: vec![".factory/mcp.json", ".factory/settings.json"],
+        digest: true,
         keeps_files: true,
     };
     round_trip(

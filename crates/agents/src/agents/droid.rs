@@ -1,9 +1,10 @@
 //! Factory's droid: deja's MCP server in `mcpServers.deja` of
 //! `~/.factory/mcp.json` (`$FACTORY_HOME_OVERRIDE` takes the place of the
 //! home folder), as droid's own schema has a local server:
-//! `{"type": "stdio", "command": ..., "args": ["mcp"], "env": {...}}`.
-//! Setup approves nothing (droid's autonomy level decides) and gives no
-//! session-start digest.
+//! `{"type": "stdio", "command": ..., "args": ["mcp"], "env": {...}}`, and
+//! the project's digest from a SessionStart hook in the Claude Code form in
+//! `hooks` of `~/.factory/settings.json` (droid reads hooks there and from
+//! `hooks.json`). Setup approves nothing (droid's autonomy level decides).
 
 use std::path::PathBuf;
 
@@ -33,7 +34,7 @@ impl Agent for Droid {
     fn provides(&self) -> Provides {
         Provides {
             mcp: true,
-            session_start: None,
+            session_start: Some("SessionStart hook in settings.json"),
             failure_notes: false,
         }
     }
@@ -50,13 +51,19 @@ impl Agent for Droid {
         if vars.as_object().is_some_and(|o| !o.is_empty()) {
             server["env"] = vars;
         }
-        Ok(vec![FileWiring {
-            path: factory_dir(env).join("mcp.json"),
-            kind: Kind::Json(vec![Entry::Key {
-                path: vec!["mcpServers", "deja"],
-                value: server,
-                ours: super::is_deja_server,
-            }]),
-        }])
+        Ok(vec![
+            FileWiring {
+                path: factory_dir(env).join("mcp.json"),
+                kind: Kind::Json(vec![Entry::Key {
+                    path: vec!["mcpServers", "deja"],
+                    value: server,
+                    ours: super::is_deja_server,
+                }]),
+            },
+            FileWiring {
+                path: factory_dir(env).join("settings.json"),
+                kind: Kind::Json(super::claude_form_hooks(env, "droid", None, None)),
+            },
+        ])
     }
 }

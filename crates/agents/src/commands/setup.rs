@@ -29,7 +29,7 @@ pub enum Target {
     Kilo,
     /// GitHub Copilot CLI: MCP server in mcp-config.json.
     Copilot,
-    /// Factory droid: MCP server in ~/.factory/mcp.json.
+    /// Factory droid: MCP server in ~/.factory/mcp.json, SessionStart hook in settings.json.
     Droid,
     /// Cline CLI: MCP server in cline_mcp_settings.json.
     Cline,

@@ -3,7 +3,7 @@
 //! failure still answers, with nothing added).
 //!
 //! - `session-start` (the default): the project's digest, for Claude Code,
-//!   Codex CLI, Gemini CLI and Qwen Code's SessionStart hooks, never listing
+//!   Codex CLI, Gemini CLI, Qwen Code and droid's SessionStart hooks, never listing
 //!   the session that starts (or resumes, clears, compacts). The session is
 //!   also recorded as its agent's live session ([`live`]), which deja's MCP
 //!   server of the same agent never answers with.
@@ -34,7 +34,7 @@ use crate::app::App;
 use crate::json;
 
 /// The agents whose hooks deja answers.
-pub const AGENTS: [&str; 4] = ["claude", "codex", "gemini", "qwen"];
+pub const AGENTS: [&str; 5] = ["claude", "codex", "gemini", "qwen", "droid"];
 
 /// The hook events deja answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -82,7 +82,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "mini-swe-agent.toml",
         include_str!("../readers/mini-swe-agent.toml"),
     ),
-    ("code-puppy.toml", include_str!("../readers/code-puppy.toml")),
+    (
+        "code-puppy.toml",
+        include_str!("../readers/code-puppy.toml"),
+    ),
     ("zed.toml", include_str!("../readers/zed.toml")),
     ("amp.toml", include_str!("../readers/amp.toml")),
     ("cursor.toml", include_str!("../readers/cursor.toml")),

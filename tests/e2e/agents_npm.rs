@@ -6,141 +6,35 @@
 //! what was typed, answered and run.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::agents::{run_agent, ModelServer};
-use crate::common::Sandbox;
+use crate::agents::ModelServer;
+use crate::harness_runs::{
+    asked, npm_client_file, read_back, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK,
+    FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
+};
 use crate::mcp::clients_dir;
 
-const FIRST_QUESTION: &str = "Why does the ledger show rows of other tenants?";
-const FIRST_LOOK: &str = "Looking at the query first.";
-/// A command with quotes, which a harness may write escaped.
-const FIRST_COMMAND: &str = "grep -rn \"tenant_id\" .";
 const SUB_PROMPT: &str = "Find the migration that created the ledger table.";
 const SUB_ANSWER: &str = "The ledger table comes from migration 0007.";
-const FIRST_ANSWER: &str = "The ledger query lost its tenant predicate in the join.";
-const SECOND_QUESTION: &str = "Which migration added the tenant column?";
-const SECOND_COMMAND: &str = "ls migrations";
-const SECOND_ANSWER: &str = "Migration 0042 added the tenant column to the ledger.";
 
-/// A file of an npm client installed in a folder of its own in the clients
-/// cache; panics with the fix when it is missing (these tests never pass
-/// without the real program).
-fn npm_client_file(folder: &str, rel: &str) -> PathBuf {
-    let path = clients_dir().join(folder).join("node_modules").join(rel);
-    assert!(
-        path.is_file(),
-        "{} is missing; run scripts/fetch-clients first",
-        path.display()
+/// Indexes, then requires exactly one session of `harness`, with id `id`,
+/// in the run's project and no parent; `deja show` to give `messages` and
+/// `commands` exactly, the person's words being the two questions; and
+/// `deja recall` to find it first. Returns what `deja show --json` gave.
+fn assert_read(r: &Run, harness: &str, id: &str, messages: &[&str], commands: &[&str]) -> Value {
+    let (session, shown) = read_back(&r.sb, harness, id, messages, commands);
+    let project = r.project.to_str().unwrap();
+    assert!(session["parent_id"].is_null(), "{session:#}");
+    assert_eq!(session["project"]["dir"], project, "{session:#}");
+    assert_eq!(
+        asked(&shown),
+        [FIRST_QUESTION, SECOND_QUESTION],
+        "{shown:#}"
     );
-    path
-}
-
-/// A sandbox (embeddings off), the folder the model server and the runs
-/// write to, and the project folder the harness runs in.
-struct Run {
-    sb: Sandbox,
-    run_dir: PathBuf,
-    project: PathBuf,
-}
-
-impl Run {
-    fn new() -> Run {
-        let sb = Sandbox::new();
-        sb.config("[embed]\nenabled = false\n");
-        let run_dir = sb.home.parent().unwrap().join("run");
-        let project = sb.home.join("work/ledger");
-        std::fs::create_dir_all(project.join("migrations")).unwrap();
-        Run {
-            sb,
-            run_dir,
-            project,
-        }
-    }
-
-    /// Runs `cmd` in the project folder and requires it to exit 0 having
-    /// printed `answer`.
-    fn run(&self, mut cmd: Command, name: &str, answer: &str) {
-        cmd.current_dir(&self.project);
-        let out = run_agent(cmd, &self.run_dir, name);
-        assert_eq!(
-            out.code, 0,
-            "{name} failed\nstdout:\n{}\nstderr:\n{}",
-            out.stdout, out.stderr
-        );
-        assert!(
-            out.stdout.contains(answer),
-            "{name} did not print the answer\nstdout:\n{}\nstderr:\n{}",
-            out.stdout,
-            out.stderr
-        );
-    }
-
-    /// Indexes, then requires exactly one session of `harness`, with id
-    /// `id`, in this project and no parent; `deja show` to give `messages`
-    /// and `commands` exactly; and `deja recall` to find it first. Returns
-    /// what `deja show --json` gave.
-    fn assert_read(&self, harness: &str, id: &str, messages: &[&str], commands: &[&str]) -> Value {
-        let sb = &self.sb;
-        sb.ok(&["index"]);
-        let listed = sb.ok(&["sessions", "--json"]).json();
-        let ours: Vec<&Value> = listed["sessions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|s| s["harness"] == harness)
-            .collect();
-        assert_eq!(ours.len(), 1, "{listed:#}");
-        assert_eq!(ours[0]["id"], id, "{listed:#}");
-        assert!(ours[0]["parent_id"].is_null(), "{listed:#}");
-        assert_eq!(
-            ours[0]["project"]["dir"],
-            self.project.to_str().unwrap(),
-            "{listed:#}"
-        );
-
-        let shown = sb.ok(&["show", id, "--json"]).json();
-        let said: Vec<(&str, &str)> = shown["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| (m["role"].as_str().unwrap(), m["text"].as_str().unwrap()))
-            .collect();
-        let texts: Vec<&str> = said.iter().map(|(_, t)| *t).collect();
-        assert_eq!(texts, messages, "{shown:#}");
-        let asked: Vec<&str> = said
-            .iter()
-            .filter(|(r, _)| *r == "user")
-            .map(|(_, t)| *t)
-            .collect();
-        assert_eq!(asked, [FIRST_QUESTION, SECOND_QUESTION], "{shown:#}");
-        let ran: Vec<&str> = shown["commands"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["command"].as_str().unwrap())
-            .collect();
-        assert_eq!(ran, commands, "{shown:#}");
-        assert_eq!(
-            shown["project"]["dir"],
-            self.project.to_str().unwrap(),
-            "{shown:#}"
-        );
-
-        let found = sb
-            .ok(&[
-                "recall",
-                "ledger tenant predicate join",
-                "--harness",
-                harness,
-                "--json",
-            ])
-            .json();
-        assert_eq!(found["hits"][0]["session_id"], id, "{found:#}");
-        shown
-    }
+    assert_eq!(shown["project"]["dir"], project, "{shown:#}");
+    shown
 }
 
 /// The files directly in `dir` whose names end with `suffix`.
@@ -252,7 +146,8 @@ fn command_code_sessions_are_read_as_command_code_writes_them() {
         "Command Code sent no nudge after the empty answer"
     );
 
-    r.assert_read(
+    assert_read(
+        &r,
         "command-code",
         &id,
         &[
@@ -364,7 +259,8 @@ fn letta_code_conversations_are_read_as_letta_code_writes_them() {
     );
     assert_eq!(ids(), std::slice::from_ref(&id), "a second conversation");
 
-    r.assert_read(
+    assert_read(
+        &r,
         "letta-code",
         &id,
         &[

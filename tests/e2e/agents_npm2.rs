@@ -10,36 +10,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::agents::{run_agent, ModelServer};
 use crate::common::Sandbox;
+use crate::harness_runs::{
+    asked, npm_client_file, read_back, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK, FIRST_QUESTION,
+    SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
+};
 use crate::mcp::clients_dir;
-
-const FIRST_QUESTION: &str = "Why does the ledger show rows of other tenants?";
-const FIRST_LOOK: &str = "Looking at the query first.";
-/// A command with quotes, which a harness may write escaped.
-const FIRST_COMMAND: &str = "grep -rn \"tenant_id\" .";
-const FIRST_ANSWER: &str = "The ledger query lost its tenant predicate in the join.";
-const SECOND_QUESTION: &str = "Which migration added the tenant column?";
-const SECOND_COMMAND: &str = "ls migrations";
-const SECOND_ANSWER: &str = "Migration 0042 added the tenant column to the ledger.";
 
 /// How long an interactive run may take to show its prompt and to answer.
 const INTERACTIVE_TIMEOUT: Duration = Duration::from_secs(90);
-
-/// A file of an npm client installed in a folder of its own in the clients
-/// cache; panics with the fix when it is missing (these tests never pass
-/// without the real program).
-fn npm_client_file(folder: &str, rel: &str) -> PathBuf {
-    let path = clients_dir().join(folder).join("node_modules").join(rel);
-    assert!(
-        path.is_file(),
-        "{} is missing; run scripts/fetch-clients first",
-        path.display()
-    );
-    path
-}
 
 /// `s` quoted for a POSIX shell.
 fn quoted(s: &str) -> String {
@@ -75,7 +57,8 @@ fn wait_for(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
 
 /// Indexes, then requires exactly one session of `harness`, with id `id`,
 /// in `project` and no parent; `deja show` to give `messages` and
-/// `commands` exactly; and `deja recall` to find it first.
+/// `commands` exactly, the person's words being the two questions; and
+/// `deja recall` to find it first.
 fn assert_read(
     sb: &Sandbox,
     project: &Path,
@@ -84,56 +67,18 @@ fn assert_read(
     messages: &[&str],
     commands: &[&str],
 ) {
-    sb.ok(&["index"]);
-    let listed = sb.ok(&["sessions", "--json"]).json();
-    let ours: Vec<&Value> = listed["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["harness"] == harness)
-        .collect();
-    assert_eq!(ours.len(), 1, "{listed:#}");
-    assert_eq!(ours[0]["id"], id, "{listed:#}");
-    assert!(ours[0]["parent_id"].is_null(), "{listed:#}");
+    let (session, shown) = read_back(sb, harness, id, messages, commands);
+    assert!(session["parent_id"].is_null(), "{session:#}");
     assert_eq!(
-        ours[0]["project"]["dir"],
+        session["project"]["dir"],
         project.to_str().unwrap(),
-        "{listed:#}"
+        "{session:#}"
     );
-
-    let shown = sb.ok(&["show", id, "--json"]).json();
-    let said: Vec<(&str, &str)> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["role"].as_str().unwrap(), m["text"].as_str().unwrap()))
-        .collect();
-    let texts: Vec<&str> = said.iter().map(|(_, t)| *t).collect();
-    assert_eq!(texts, messages, "{shown:#}");
-    let asked: Vec<&str> = said
-        .iter()
-        .filter(|(r, _)| *r == "user")
-        .map(|(_, t)| *t)
-        .collect();
-    assert_eq!(asked, [FIRST_QUESTION, SECOND_QUESTION], "{shown:#}");
-    let ran: Vec<&str> = shown["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["command"].as_str().unwrap())
-        .collect();
-    assert_eq!(ran, commands, "{shown:#}");
-
-    let found = sb
-        .ok(&[
-            "recall",
-            "ledger tenant predicate join",
-            "--harness",
-            harness,
-            "--json",
-        ])
-        .json();
-    assert_eq!(found["hits"][0]["session_id"], id, "{found:#}");
+    assert_eq!(
+        asked(&shown),
+        [FIRST_QUESTION, SECOND_QUESTION],
+        "{shown:#}"
+    );
 }
 
 /// Nanocoder 1.30.0, with a provider of the user's own in

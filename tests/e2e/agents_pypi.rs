@@ -5,140 +5,33 @@
 //! the program wrote, and `deja sessions`, `deja show` and `deja recall`
 //! must give back exactly what was typed, answered and run.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::agents::{run_agent, ModelServer};
-use crate::common::Sandbox;
-use crate::mcp::clients_dir;
+use crate::agents::ModelServer;
+use crate::harness_runs::{
+    pypi_client, read_back, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK, FIRST_QUESTION,
+    SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
+};
 
-const FIRST_QUESTION: &str = "Why does the ledger show rows of other tenants?";
-const FIRST_LOOK: &str = "Looking at the query first.";
-/// A command with quotes, which a harness may write escaped.
-const FIRST_COMMAND: &str = "grep -rn \"tenant_id\" .";
-const FIRST_ANSWER: &str = "The ledger query lost its tenant predicate in the join.";
-const SECOND_QUESTION: &str = "Which migration added the tenant column?";
-const SECOND_COMMAND: &str = "ls migrations";
-const SECOND_ANSWER: &str = "Migration 0042 added the tenant column to the ledger.";
-
-/// A program from a PyPI client's virtual environment in the clients
-/// cache; panics with the fix when it is missing (these tests never pass
-/// without the real program).
-fn pypi_client(venv: &str, program: &str) -> PathBuf {
-    let bin = clients_dir().join(venv).join("bin").join(program);
-    assert!(
-        bin.is_file(),
-        "`{program}` is not installed in {}; run scripts/fetch-clients first",
-        clients_dir().join(venv).display()
-    );
-    bin
-}
-
-/// A sandbox (embeddings off), the folder the model server and the runs
-/// write to, and the project folder the harness runs in.
-struct Run {
-    sb: Sandbox,
-    run_dir: PathBuf,
-    project: PathBuf,
-}
-
-impl Run {
-    fn new() -> Run {
-        let sb = Sandbox::new();
-        sb.config("[embed]\nenabled = false\n");
-        let run_dir = sb.home.parent().unwrap().join("run");
-        let project = sb.home.join("work/ledger");
-        std::fs::create_dir_all(project.join("migrations")).unwrap();
-        Run {
-            sb,
-            run_dir,
-            project,
-        }
-    }
-
-    /// Runs `cmd` in the project folder and requires it to exit 0 having
-    /// printed `answer`.
-    fn run(&self, mut cmd: Command, name: &str, answer: &str) {
-        cmd.current_dir(&self.project);
-        let out = run_agent(cmd, &self.run_dir, name);
-        assert_eq!(
-            out.code, 0,
-            "{name} failed\nstdout:\n{}\nstderr:\n{}",
-            out.stdout, out.stderr
-        );
-        assert!(
-            out.stdout.contains(answer),
-            "{name} did not print the answer\nstdout:\n{}\nstderr:\n{}",
-            out.stdout,
-            out.stderr
-        );
-    }
-
-    /// Indexes, then requires exactly one session of `harness`, with id
-    /// `id`, in this project; `deja show` to give `messages` and
-    /// `commands` exactly; and `deja recall` to find it first. Returns
-    /// what `deja show --json` gave.
-    fn assert_read(&self, harness: &str, id: &str, messages: &[&str], commands: &[&str]) -> Value {
-        let sb = &self.sb;
-        sb.ok(&["index"]);
-        let listed = sb.ok(&["sessions", "--json"]).json();
-        let ours: Vec<&Value> = listed["sessions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|s| s["harness"] == harness)
-            .collect();
-        assert_eq!(ours.len(), 1, "{listed:#}");
-        assert_eq!(ours[0]["id"], id, "{listed:#}");
-        assert_eq!(
-            ours[0]["project"]["dir"],
-            self.project.to_str().unwrap(),
-            "{listed:#}"
-        );
-
-        let shown = sb.ok(&["show", id, "--json"]).json();
-        let texts: Vec<&str> = shown["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["text"].as_str().unwrap())
-            .collect();
-        assert_eq!(texts, messages, "{shown:#}");
-        let roles: Vec<&str> = shown["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["role"].as_str().unwrap())
-            .collect();
-        let user_turns = roles.iter().filter(|r| **r == "user").count();
-        assert_eq!(user_turns, 2, "{shown:#}");
-        let ran: Vec<&str> = shown["commands"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["command"].as_str().unwrap())
-            .collect();
-        assert_eq!(ran, commands, "{shown:#}");
-        assert_eq!(
-            shown["project"]["dir"],
-            self.project.to_str().unwrap(),
-            "{shown:#}"
-        );
-
-        let found = sb
-            .ok(&[
-                "recall",
-                "ledger tenant predicate join",
-                "--harness",
-                harness,
-                "--json",
-            ])
-            .json();
-        assert_eq!(found["hits"][0]["session_id"], id, "{found:#}");
-        shown
-    }
+/// Indexes, then requires exactly one session of `harness`, with id `id`,
+/// in the run's project; `deja show` to give `messages` (two of them the
+/// person's) and `commands` exactly; and `deja recall` to find it first.
+/// Returns what `deja show --json` gave.
+fn assert_read(r: &Run, harness: &str, id: &str, messages: &[&str], commands: &[&str]) -> Value {
+    let (session, shown) = read_back(&r.sb, harness, id, messages, commands);
+    let project = r.project.to_str().unwrap();
+    assert_eq!(session["project"]["dir"], project, "{session:#}");
+    let user_turns = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .count();
+    assert_eq!(user_turns, 2, "{shown:#}");
+    assert_eq!(shown["project"]["dir"], project, "{shown:#}");
+    shown
 }
 
 /// The folders directly in `dir`.
@@ -204,7 +97,8 @@ fn gptme_conversations_are_read_as_gptme_writes_them() {
         "a second conversation"
     );
 
-    r.assert_read(
+    assert_read(
+        &r,
         "gptme",
         &name,
         &[
@@ -274,7 +168,8 @@ fn kimi_sessions_are_read_as_kimi_writes_them() {
         "a second session"
     );
 
-    r.assert_read(
+    assert_read(
+        &r,
         "kimi",
         &id,
         &[

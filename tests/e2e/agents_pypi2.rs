@@ -11,59 +11,18 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::agents::{run_agent, ModelServer};
+use crate::agents::ModelServer;
 use crate::common::Sandbox;
-use crate::mcp::clients_dir;
-
-const FIRST_QUESTION: &str = "Why does the ledger show rows of other tenants?";
-const FIRST_LOOK: &str = "Looking at the query first.";
-/// A command with quotes, which a harness may write escaped.
-const FIRST_COMMAND: &str = "grep -rn \"tenant_id\" .";
-const FIRST_ANSWER: &str = "The ledger query lost its tenant predicate in the join.";
-const SECOND_QUESTION: &str = "Which migration added the tenant column?";
-const SECOND_COMMAND: &str = "ls migrations";
-const SECOND_ANSWER: &str = "Migration 0042 added the tenant column to the ledger.";
-
-/// A program from a PyPI client's virtual environment in the clients
-/// cache; panics with the fix when it is missing (these tests never pass
-/// without the real program).
-fn pypi_client(venv: &str, program: &str) -> PathBuf {
-    let bin = clients_dir().join(venv).join("bin").join(program);
-    assert!(
-        bin.is_file(),
-        "`{program}` is not installed in {}; run scripts/fetch-clients first",
-        clients_dir().join(venv).display()
-    );
-    bin
-}
+use crate::harness_runs::{
+    pypi_client, read_back, run_in as run, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK,
+    FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
+};
 
 /// A sandbox (embeddings off), the folder the model server and the runs
 /// write to, and the project folder the harness runs in.
 fn sandbox() -> (Sandbox, PathBuf, PathBuf) {
-    let sb = Sandbox::new();
-    sb.config("[embed]\nenabled = false\n");
-    let run_dir = sb.home.parent().unwrap().join("run");
-    let project = sb.home.join("work/ledger");
-    std::fs::create_dir_all(project.join("migrations")).unwrap();
-    (sb, run_dir, project)
-}
-
-/// Runs `cmd` in `project` and requires it to exit 0 having printed
-/// `answer`.
-fn run(mut cmd: Command, project: &Path, run_dir: &Path, name: &str, answer: &str) {
-    cmd.current_dir(project);
-    let out = run_agent(cmd, run_dir, name);
-    assert_eq!(
-        out.code, 0,
-        "{name} failed\nstdout:\n{}\nstderr:\n{}",
-        out.stdout, out.stderr
-    );
-    assert!(
-        out.stdout.contains(answer),
-        "{name} did not print the answer\nstdout:\n{}\nstderr:\n{}",
-        out.stdout,
-        out.stderr
-    );
+    let r = Run::new();
+    (r.sb, r.run_dir, r.project)
 }
 
 /// Indexes, then requires exactly one session of `harness`, with id `id`;
@@ -77,46 +36,16 @@ fn assert_read(
     user_at: &[usize],
     commands: &[&str],
 ) {
-    sb.ok(&["index"]);
-    let listed = sb.ok(&["sessions", "--json"]).json();
-    let ours: Vec<&Value> = listed["sessions"]
+    let (_, shown) = read_back(sb, harness, id, messages, commands);
+    let users: Vec<usize> = shown["messages"]
         .as_array()
         .unwrap()
-        .iter()
-        .filter(|s| s["harness"] == harness)
-        .collect();
-    assert_eq!(ours.len(), 1, "{listed:#}");
-    assert_eq!(ours[0]["id"], id, "{listed:#}");
-
-    let shown = sb.ok(&["show", id, "--json"]).json();
-    let all = shown["messages"].as_array().unwrap();
-    let texts: Vec<&str> = all.iter().map(|m| m["text"].as_str().unwrap()).collect();
-    assert_eq!(texts, messages, "{shown:#}");
-    let users: Vec<usize> = all
         .iter()
         .enumerate()
         .filter(|(_, m)| m["role"] == "user")
         .map(|(i, _)| i)
         .collect();
     assert_eq!(users, user_at, "{shown:#}");
-    let ran: Vec<&str> = shown["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["command"].as_str().unwrap())
-        .collect();
-    assert_eq!(ran, commands, "{shown:#}");
-
-    let found = sb
-        .ok(&[
-            "recall",
-            "ledger tenant predicate join",
-            "--harness",
-            harness,
-            "--json",
-        ])
-        .json();
-    assert_eq!(found["hits"][0]["session_id"], id, "{found:#}");
 }
 
 /// LLM 0.36 (an OpenAI-compatible model of the user's own in its

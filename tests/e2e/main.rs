@@ -26,6 +26,7 @@ mod forget;
 mod golden;
 mod guide;
 mod hardening;
+mod harness_runs;
 mod hostile;
 mod index;
 mod install;

@@ -1,0 +1,158 @@
+//! What the tests of harnesses run for real (`agents_npm*`, `agents_pypi*`)
+//! share: the questions and answers the scripted model plays, where the
+//! installed clients are, a sandbox with a project folder, running a
+//! harness there, and reading its one session back through deja.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::agents::run_agent;
+use crate::common::Sandbox;
+use crate::mcp::clients_dir;
+
+pub(crate) const FIRST_QUESTION: &str = "Why does the ledger show rows of other tenants?";
+pub(crate) const FIRST_LOOK: &str = "Looking at the query first.";
+/// A command with quotes, which a harness may write escaped.
+pub(crate) const FIRST_COMMAND: &str = "grep -rn \"tenant_id\" .";
+pub(crate) const FIRST_ANSWER: &str = "The ledger query lost its tenant predicate in the join.";
+pub(crate) const SECOND_QUESTION: &str = "Which migration added the tenant column?";
+pub(crate) const SECOND_COMMAND: &str = "ls migrations";
+pub(crate) const SECOND_ANSWER: &str = "Migration 0042 added the tenant column to the ledger.";
+
+/// A file of an npm client installed in a folder of its own in the clients
+/// cache; panics with the fix when it is missing (these tests never pass
+/// without the real program).
+pub(crate) fn npm_client_file(folder: &str, rel: &str) -> PathBuf {
+    let path = clients_dir().join(folder).join("node_modules").join(rel);
+    assert!(
+        path.is_file(),
+        "{} is missing; run scripts/fetch-clients first",
+        path.display()
+    );
+    path
+}
+
+/// A program from a PyPI client's virtual environment in the clients
+/// cache; panics with the fix when it is missing (these tests never pass
+/// without the real program).
+pub(crate) fn pypi_client(venv: &str, program: &str) -> PathBuf {
+    let bin = clients_dir().join(venv).join("bin").join(program);
+    assert!(
+        bin.is_file(),
+        "`{program}` is not installed in {}; run scripts/fetch-clients first",
+        clients_dir().join(venv).display()
+    );
+    bin
+}
+
+/// A sandbox (embeddings off), the folder the model server and the runs
+/// write to, and the project folder the harness runs in.
+pub(crate) struct Run {
+    pub(crate) sb: Sandbox,
+    pub(crate) run_dir: PathBuf,
+    pub(crate) project: PathBuf,
+}
+
+impl Run {
+    pub(crate) fn new() -> Run {
+        let sb = Sandbox::new();
+        sb.config("[embed]\nenabled = false\n");
+        let run_dir = sb.home.parent().unwrap().join("run");
+        let project = sb.home.join("work/ledger");
+        std::fs::create_dir_all(project.join("migrations")).unwrap();
+        Run {
+            sb,
+            run_dir,
+            project,
+        }
+    }
+
+    /// Runs `cmd` in the project folder and requires it to exit 0 having
+    /// printed `answer`.
+    pub(crate) fn run(&self, cmd: Command, name: &str, answer: &str) {
+        run_in(cmd, &self.project, &self.run_dir, name, answer);
+    }
+}
+
+/// Runs `cmd` in `project` and requires it to exit 0 having printed
+/// `answer`.
+pub(crate) fn run_in(mut cmd: Command, project: &Path, run_dir: &Path, name: &str, answer: &str) {
+    cmd.current_dir(project);
+    let out = run_agent(cmd, run_dir, name);
+    assert_eq!(
+        out.code, 0,
+        "{name} failed\nstdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(
+        out.stdout.contains(answer),
+        "{name} did not print the answer\nstdout:\n{}\nstderr:\n{}",
+        out.stdout,
+        out.stderr
+    );
+}
+
+/// Indexes, then requires exactly one session of `harness`, with id `id`;
+/// `deja show` to give `messages` and `commands` exactly; and `deja recall`
+/// to find it first. Returns the session as `deja sessions --json` lists it
+/// and what `deja show --json` gave, for the checks a harness adds.
+pub(crate) fn read_back(
+    sb: &Sandbox,
+    harness: &str,
+    id: &str,
+    messages: &[&str],
+    commands: &[&str],
+) -> (Value, Value) {
+    sb.ok(&["index"]);
+    let listed = sb.ok(&["sessions", "--json"]).json();
+    let ours: Vec<&Value> = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["harness"] == harness)
+        .collect();
+    assert_eq!(ours.len(), 1, "{listed:#}");
+    assert_eq!(ours[0]["id"], id, "{listed:#}");
+    let session = ours[0].clone();
+
+    let shown = sb.ok(&["show", id, "--json"]).json();
+    let texts: Vec<&str> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, messages, "{shown:#}");
+    let ran: Vec<&str> = shown["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(ran, commands, "{shown:#}");
+
+    let found = sb
+        .ok(&[
+            "recall",
+            "ledger tenant predicate join",
+            "--harness",
+            harness,
+            "--json",
+        ])
+        .json();
+    assert_eq!(found["hits"][0]["session_id"], id, "{found:#}");
+    (session, shown)
+}
+
+/// The texts of the person's messages in `shown` (`deja show --json`).
+pub(crate) fn asked(shown: &Value) -> Vec<&str> {
+    shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["text"].as_str().unwrap())
+        .collect()
+}

@@ -153,6 +153,8 @@ pub fn run(
     // first, and an interrupted pass leaves the oldest for the next run.
     let mut after = None;
     let mut checked = HashSet::new();
+    // Published vectors are looked up only when a pull left some.
+    let published = store.pulled_vector_count()? > 0;
     for n in 0.. {
         let (page, last): (Vec<Pending>, _) = store.pending_newest(due, after, page_size(n))?;
         if page.is_empty() {
@@ -166,6 +168,7 @@ pub fn run(
             &page,
             Sampling {
                 windows: sample,
+                published,
                 checked: &mut checked,
             },
             &mut report,
@@ -178,7 +181,7 @@ pub fn run(
         }
     }
 
-    if store.pulled_vector_count()? > 0 {
+    if published {
         store.drop_taken_pulled_vectors()?;
     }
     Ok(report)
@@ -205,10 +208,12 @@ pub fn pending(store: &Store) -> deja_store::Result<i64> {
 }
 
 /// What a page samples: at most `windows` of a message's windows when it
-/// has none yet (0: all of them), and the pulled sessions whose published
-/// vectors were checked already in this pass.
+/// has none yet (0: all of them); whether pulled sessions wait with
+/// published vectors, and those whose vectors were checked already in this
+/// pass.
 struct Sampling<'a> {
     windows: usize,
+    published: bool,
     checked: &'a mut HashSet<i64>,
 }
 
@@ -269,7 +274,11 @@ fn embed_page(
             continue;
         }
         let mut found = None;
-        for &s in sessions.get(hash).map(Vec::as_slice).unwrap_or_default() {
+        let of = match sampling.published {
+            true => sessions.get(hash).map(Vec::as_slice).unwrap_or_default(),
+            false => &[],
+        };
+        for &s in of {
             if let Some(v) = store.pulled_vector(s, model, hash, embedder.dims())? {
                 found = Some((s, v));
                 break;

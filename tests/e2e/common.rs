@@ -44,6 +44,8 @@ pub fn deja_bin() -> PathBuf {
             "-p",
             "deja-plugin-qwen",
             "-p",
+            "deja-plugin-vibe",
+            "-p",
             "deja-plugin-toml",
         ]);
         if release {

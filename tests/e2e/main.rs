@@ -11,6 +11,7 @@ mod agents_npm;
 mod agents_npm2;
 mod agents_pypi;
 mod agents_pypi2;
+mod agents_pypi3;
 mod blame;
 mod checks;
 mod cloned;

@@ -14,11 +14,11 @@ use abi_stable::std_types::{RResult, RSlice, RStr};
 
 use crate::module::{
     PluginModuleV1_0, PluginModuleV1_0Ref, PluginModuleV1_1, PluginModuleV1_1Ref, PluginModuleV1_2,
-    PluginModuleV1_2Ref,
+    PluginModuleV1_2Ref, PluginModuleV1_3, PluginModuleV1_3Ref,
 };
 use crate::types::{
-    Descriptions, Discovery, ErrorKind, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest,
-    PluginError, PluginInfo, ResumeAdvice, ResumeRequest,
+    Descriptions, Discovery, ErrorKind, HostContext, ParseOutput, ParseOutputV1_2, ParseOutputV1_3,
+    ParseRequest, PluginError, PluginInfo, ResumeAdvice, ResumeRequest,
 };
 use crate::version::{AbiVersion, CURRENT};
 
@@ -66,6 +66,15 @@ pub trait Reader {
     /// unknown.
     fn parse_with_outcomes(request: &ParseRequest<'_>) -> Result<ParseOutputV1_2, PluginError> {
         Self::parse(request).map(ParseOutputV1_2::without_outcomes)
+    }
+
+    /// Parses one transcript and says how its commands ended and what its
+    /// edits wrote (ABI 1.3): a reader whose transcripts keep the text an
+    /// edit wrote overrides this (and answers [`Reader::parse_with_outcomes`]
+    /// with [`ParseOutputV1_3::into_v1_2`]); by default no edit keeps its
+    /// text.
+    fn parse_with_edits(request: &ParseRequest<'_>) -> Result<ParseOutputV1_3, PluginError> {
+        Self::parse_with_outcomes(request).map(ParseOutputV1_3::without_edits)
     }
 }
 
@@ -178,8 +187,49 @@ extern "C" fn parse_with_outcomes<R: Reader>(
     guard("parse", || R::parse_with_outcomes(request))
 }
 
+extern "C" fn parse_with_edits<R: Reader>(
+    request: &ParseRequest<'_>,
+) -> RResult<ParseOutputV1_3, PluginError> {
+    guard("parse", || {
+        R::parse_with_edits(request).map(|mut o| {
+            // The cap holds whatever the reader handed over.
+            for s in o.edits.iter_mut() {
+                for t in s.texts.iter_mut() {
+                    if let abi_stable::std_types::ROption::RSome(text) = t {
+                        if text.len() > crate::types::EDIT_TEXT_MAX_BYTES {
+                            *text = crate::types::cap_edit_text(text).into();
+                        }
+                    }
+                }
+            }
+            o
+        })
+    })
+}
+
 /// The root module for reader `R`. Used by [`export_plugin!`](crate::export_plugin).
-pub fn module_for<R: Reader>() -> PluginModuleV1_2Ref {
+pub fn module_for<R: Reader>() -> PluginModuleV1_3Ref {
+    use abi_stable::prefix_type::PrefixTypeTrait;
+    PluginModuleV1_3 {
+        abi_version,
+        describe: describe::<R>,
+        detect: detect::<R>,
+        discover: discover::<R>,
+        parse: parse::<R>,
+        resume: resume::<R>,
+        describe_in: describe_in::<R>,
+        detect_in: detect_in::<R>,
+        descriptions: descriptions::<R>,
+        parse_with_outcomes: parse_with_outcomes::<R>,
+        parse_with_edits: parse_with_edits::<R>,
+    }
+    .leak_into_prefix()
+}
+
+/// The ABI 1.2 root module for reader `R`, as a plugin built before ABI 1.3
+/// exported it. Only for testing that hosts keep loading such plugins.
+#[doc(hidden)]
+pub fn module_v1_2_for<R: Reader>() -> PluginModuleV1_2Ref {
     use abi_stable::prefix_type::PrefixTypeTrait;
     PluginModuleV1_2 {
         abi_version,
@@ -252,7 +302,7 @@ macro_rules! export_plugin {
         pub static DEJA_PLUGIN_ABI: $crate::AbiTag = $crate::AbiTag::CURRENT;
 
         #[doc(hidden)]
-        pub fn __deja_plugin_root_module() -> $crate::PluginModuleV1_2Ref {
+        pub fn __deja_plugin_root_module() -> $crate::PluginModuleV1_3Ref {
             $crate::export::module_for::<$reader>()
         }
 
@@ -266,7 +316,7 @@ macro_rules! export_plugin {
             // SAFETY: the constructor returns the module type named here, as
             // abi_stable's own `export_root_module` attribute does.
             unsafe {
-                $crate::abi_stable::library::LibHeader::from_constructor::<$crate::PluginModuleV1_2Ref>(
+                $crate::abi_stable::library::LibHeader::from_constructor::<$crate::PluginModuleV1_3Ref>(
                     erased,
                     $crate::abi_stable::library::CheckTypeLayout::Yes,
                 )

@@ -7,7 +7,8 @@
 //! - [`version`]: the ABI version every plugin declares and the host's rule for
 //!   accepting it (same major, minor not newer than the host's).
 //! - [`types`]: the FFI-safe values that cross the boundary: sessions, messages,
-//!   files and command records (and, since 1.2, how commands ended),
+//!   files and command records (and, since 1.2, how commands ended; since
+//!   1.3, what each edit wrote),
 //!   discovery results, resume advice.
 //! - [`module`]: the frozen root module of function pointers, and how the ABI evolves.
 //! - [`export`]: the [`Reader`] trait and the export helper, which catches every
@@ -39,7 +40,7 @@ pub use abi_stable::std_types::{ROption, RResult, RSlice, RStr, RString, RVec};
 pub use export::Reader;
 pub use module::{
     PluginModuleV1_0, PluginModuleV1_0Ref, PluginModuleV1_1, PluginModuleV1_1Ref, PluginModuleV1_2,
-    PluginModuleV1_2Ref,
+    PluginModuleV1_2Ref, PluginModuleV1_3, PluginModuleV1_3Ref,
 };
 pub use types::*;
 pub use version::{AbiTag, AbiVersion, ABI_MAJOR, ABI_MINOR, ABI_TAG_SYMBOL};

@@ -8,6 +8,8 @@
 //! - [`PluginModuleV1_2`]: the same, plus a parse call that returns each
 //!   command's outcome (failed, succeeded or unknown, and its exit code)
 //!   beside the sessions.
+//! - [`PluginModuleV1_3`]: the same, plus a parse call that also returns
+//!   each edit's new text (what it wrote) beside the sessions.
 //!
 //! # Evolution
 //!
@@ -26,8 +28,8 @@ use abi_stable::std_types::{RResult, RSlice, RStr};
 use abi_stable::{declare_root_module_statics, StableAbi};
 
 use crate::types::{
-    Descriptions, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError,
-    PluginInfo, ResumeAdvice, ResumeRequest,
+    Descriptions, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseOutputV1_3,
+    ParseRequest, PluginError, PluginInfo, ResumeAdvice, ResumeRequest,
 };
 use crate::version::AbiVersion;
 
@@ -143,6 +145,53 @@ pub struct PluginModuleV1_2 {
 
 impl RootModule for PluginModuleV1_2Ref {
     declare_root_module_statics! {PluginModuleV1_2Ref}
+    const BASE_NAME: &'static str = "deja_plugin";
+    const NAME: &'static str = "deja reader plugin";
+    const VERSION_STRINGS: VersionStrings = VersionStrings::new("1.0.0");
+}
+
+/// The functions of a reader plugin, ABI 1.3: those of 1.2, in the same
+/// order, then a parse call that gives the edits' new texts too. Frozen:
+/// never add or change a field.
+///
+/// `parse` and `parse_with_outcomes` still answer as in 1.0 and 1.2; the
+/// host calls `parse_with_edits` instead when the plugin is built for 1.3 or
+/// later.
+#[repr(C)]
+#[derive(StableAbi)]
+#[sabi(kind(Prefix(prefix_ref = PluginModuleV1_3Ref)))]
+#[sabi(missing_field(panic))]
+pub struct PluginModuleV1_3 {
+    /// The ABI version the plugin was built for.
+    pub abi_version: extern "C" fn() -> AbiVersion,
+    /// Name, version and harness.
+    pub describe: extern "C" fn() -> RResult<PluginInfo, PluginError>,
+    /// As in 1.0.
+    pub detect: extern "C" fn(RStr<'_>, RSlice<'_, u8>) -> RResult<u8, PluginError>,
+    /// As in 1.0.
+    pub discover: extern "C" fn(&HostContext) -> RResult<Discovery, PluginError>,
+    /// As in 1.0.
+    pub parse: extern "C" fn(&ParseRequest<'_>) -> RResult<ParseOutput, PluginError>,
+    /// As in 1.0.
+    pub resume: extern "C" fn(&ResumeRequest<'_>) -> RResult<ResumeAdvice, PluginError>,
+    /// As in 1.1.
+    pub describe_in: extern "C" fn(&HostContext) -> RResult<PluginInfo, PluginError>,
+    /// As in 1.1.
+    pub detect_in:
+        extern "C" fn(&HostContext, RStr<'_>, RSlice<'_, u8>) -> RResult<u8, PluginError>,
+    /// As in 1.1.
+    pub descriptions: extern "C" fn() -> RResult<Descriptions, PluginError>,
+    /// As in 1.2.
+    pub parse_with_outcomes:
+        extern "C" fn(&ParseRequest<'_>) -> RResult<ParseOutputV1_2, PluginError>,
+    /// Parses one transcript, giving each command's outcome and each edit's
+    /// new text beside the sessions.
+    #[sabi(last_prefix_field)]
+    pub parse_with_edits: extern "C" fn(&ParseRequest<'_>) -> RResult<ParseOutputV1_3, PluginError>,
+}
+
+impl RootModule for PluginModuleV1_3Ref {
+    declare_root_module_statics! {PluginModuleV1_3Ref}
     const BASE_NAME: &'static str = "deja_plugin";
     const NAME: &'static str = "deja reader plugin";
     const VERSION_STRINGS: VersionStrings = VersionStrings::new("1.0.0");

@@ -390,6 +390,122 @@ impl ParseOutputV1_2 {
     }
 }
 
+/// Most bytes of one edit's text a reader hands over (ABI 1.3) and deja
+/// keeps: a longer text is cut at its last whole line within the cap (see
+/// [`cap_edit_text`]).
+pub const EDIT_TEXT_MAX_BYTES: usize = 64 * 1024;
+
+/// `text` cut to [`EDIT_TEXT_MAX_BYTES`]: whole as it is when it fits, else
+/// up to the end of its last line that fits (a single line longer than the
+/// cap: up to the cap, on a character boundary).
+pub fn cap_edit_text(text: &str) -> &str {
+    if text.len() <= EDIT_TEXT_MAX_BYTES {
+        return text;
+    }
+    let mut end = EDIT_TEXT_MAX_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = text.get(..end).unwrap_or_default();
+    match head.rfind('\n') {
+        Some(i) => head.get(..=i).unwrap_or(head),
+        None => head,
+    }
+}
+
+/// The line between the parts of one edit's text, when one edit changed
+/// several places of a file (Claude Code's `MultiEdit`, a patch with several
+/// hunks): a line holding only U+001E (record separator).
+pub const EDIT_PARTS_SEPARATOR: &str = "\n\u{1e}\n";
+
+/// The text of an edit made of `parts` (empty ones left out), joined with
+/// [`EDIT_PARTS_SEPARATOR`]; none when no part has text.
+pub fn join_edit_parts<S: AsRef<str>>(parts: impl IntoIterator<Item = S>) -> Option<String> {
+    let kept: Vec<S> = parts
+        .into_iter()
+        .filter(|p| !p.as_ref().trim().is_empty())
+        .collect();
+    if kept.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    for (i, p) in kept.iter().enumerate() {
+        if i > 0 {
+            out.push_str(EDIT_PARTS_SEPARATOR);
+        }
+        out.push_str(p.as_ref());
+    }
+    Some(out)
+}
+
+/// What the edits of one session wrote (ABI 1.3), in the order of its
+/// [`Session::files`]: `texts[i]` is the new text of `files[i]` (Claude
+/// Code's `new_string` or `content`, the lines a patch adds), none where the
+/// record is not an edit or the transcript keeps no text; shorter when the
+/// last ones have none. Each at most [`EDIT_TEXT_MAX_BYTES`].
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionEdits {
+    /// One per file record, in order.
+    pub texts: RVec<ROption<RString>>,
+}
+
+impl SessionEdits {
+    /// The edits of records whose texts are `texts`, in order, each cut to
+    /// the cap.
+    pub fn from_texts(texts: impl IntoIterator<Item = Option<String>>) -> Self {
+        SessionEdits {
+            texts: texts
+                .into_iter()
+                .map(|t| t.map(|t| RString::from(cap_edit_text(&t))).into())
+                .collect(),
+        }
+    }
+}
+
+/// The result of parsing one transcript, with its commands' outcomes and
+/// its edits' texts (ABI 1.3). As in 1.2, the value types of ABI 1.0 stay
+/// as they were: `outcomes[i]` and `edits[i]` belong to `output.sessions[i]`
+/// (missing entries: unknown, no text).
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParseOutputV1_3 {
+    /// What ABI 1.0 returns.
+    pub output: ParseOutput,
+    /// Per session, in the same order, its commands' outcomes.
+    pub outcomes: RVec<SessionOutcomes>,
+    /// Per session, in the same order, its edits' texts.
+    pub edits: RVec<SessionEdits>,
+}
+
+impl ParseOutputV1_3 {
+    /// A 1.2 answer: no edit keeps its text.
+    pub fn without_edits(output: ParseOutputV1_2) -> Self {
+        ParseOutputV1_3 {
+            output: output.output,
+            outcomes: output.outcomes,
+            edits: RVec::new(),
+        }
+    }
+
+    /// The 1.2 answer within it (the edits' texts left out).
+    pub fn into_v1_2(self) -> ParseOutputV1_2 {
+        ParseOutputV1_2 {
+            output: self.output,
+            outcomes: self.outcomes,
+        }
+    }
+
+    /// The text of file record `file` of session `session`, if kept.
+    pub fn edit_text(&self, session: usize, file: usize) -> Option<&str> {
+        self.edits
+            .get(session)
+            .and_then(|s| s.texts.get(file))
+            .and_then(|t| t.as_ref().into_option())
+            .map(|t| t.as_str())
+    }
+}
+
 /// A session to resume.
 #[repr(C)]
 #[derive(StableAbi, Debug, Clone, Copy)]
@@ -580,5 +696,44 @@ mod tests {
             Some(CommandOutcome::from_failed(true))
         );
         assert_eq!(CommandOutcome::from_shell_tool_output("Output: hi"), None);
+    }
+
+    #[test]
+    fn an_edit_text_past_the_cap_is_cut_at_a_line() {
+        assert_eq!(cap_edit_text("short\n"), "short\n");
+        let lines = "0123456789abcde\n".repeat(EDIT_TEXT_MAX_BYTES / 16 + 3);
+        let cut = cap_edit_text(&lines);
+        assert_eq!(cut.len(), EDIT_TEXT_MAX_BYTES);
+        assert!(cut.ends_with('\n') && lines.starts_with(cut));
+        // One line longer than the cap: cut on a character boundary.
+        let wide = "é".repeat(EDIT_TEXT_MAX_BYTES);
+        let cut = cap_edit_text(&wide);
+        assert!(cut.len() <= EDIT_TEXT_MAX_BYTES && cut.len() > EDIT_TEXT_MAX_BYTES - 2);
+        let edits = SessionEdits::from_texts([Some(lines.clone()), None]);
+        assert_eq!(
+            edits.texts[0].as_ref().map(|t| t.len()).into_option(),
+            Some(EDIT_TEXT_MAX_BYTES)
+        );
+        assert!(edits.texts[1].is_none());
+    }
+
+    #[test]
+    fn the_parts_of_an_edit_are_joined_by_a_line_of_their_own() {
+        assert_eq!(
+            join_edit_parts(["a\n", " ", "b"]).as_deref(),
+            Some("a\n\n\u{1e}\nb")
+        );
+        assert_eq!(join_edit_parts(["", "\n"]), None);
+    }
+
+    #[test]
+    fn a_one_two_answer_keeps_its_outcomes_and_no_text() {
+        let mut v12 = ParseOutputV1_2::default();
+        v12.outcomes.push(SessionOutcomes {
+            commands: vec![CommandOutcome::from_exit_code(1)].into(),
+        });
+        let v13 = ParseOutputV1_3::without_edits(v12.clone());
+        assert_eq!(v13.edit_text(0, 0), None);
+        assert_eq!(v13.into_v1_2(), v12);
     }
 }

@@ -18,7 +18,7 @@ use std::fmt;
 pub const ABI_MAJOR: u32 = 1;
 /// Minor version of the ABI this crate defines. Bumped when a new, frozen root
 /// module type is added alongside the older ones (see the crate docs).
-pub const ABI_MINOR: u32 = 2;
+pub const ABI_MINOR: u32 = 3;
 
 /// The ABI version this crate builds plugins for and hosts load.
 pub const CURRENT: AbiVersion = AbiVersion {

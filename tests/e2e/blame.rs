@@ -197,9 +197,8 @@ fn blame_with_a_line_says_what_cannot_be_told() {
     let out = blame(&sb, &app, &["src/x.rs:2"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
-        out.stdout.contains(
-            "which edit wrote line 2 cannot be told: the transcript's edit records keep no text"
-        ),
+        out.stdout
+            .contains("which edit wrote line 2 cannot be told: no edit's text is at line 2 today"),
         "{}",
         out.stdout
     );
@@ -291,7 +290,7 @@ fn the_mcp_blame_tool_answers_as_untrusted_memory() {
         text.contains("#1 assistant: Fixing the loop bound."),
         "{text}"
     );
-    assert!(text.contains("edit records keep no text"), "{text}");
+    assert!(text.contains("no edit's text is at line 2 today"), "{text}");
     let edits = result["structuredContent"]["edits"].as_array().unwrap();
     assert_eq!(edits.len(), 3, "{result:#}");
     assert_eq!(edits[0]["matched"], "elsewhere");

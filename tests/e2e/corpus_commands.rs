@@ -8,7 +8,9 @@
 //!
 //! The `#[ignore]`d tests check blame, recap and write-back on the shared
 //! corpus of real transcripts (`DEJA_SHARED`, as in `corpus.rs`), against
-//! what `tests/corpus_commands.py` computes from the raw files alone.
+//! what `tests/corpus_commands.py` computes from the raw files alone
+//! (blame's line attribution on files made from the edits' texts, since the
+//! projects themselves are not in the corpus).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -512,6 +514,81 @@ fn corpus_blame_names_the_sessions_that_edited_a_file() {
         .collect();
     println!("{path}: {want:?}");
     assert_eq!(got, want, "{out:#}");
+}
+
+/// For each file `tests/corpus_commands.py lines HARNESS` makes from the
+/// corpus' edits (placed in a project of the same name under HOME, which
+/// blame matches as `elsewhere`), `deja blame FILE:LINE --json` names the
+/// edit the script's own computation of the rule names, line by line (by
+/// its time), or none where the script finds none. Redaction is off: a
+/// redacted text is not found in a file that holds the secret.
+fn check_line_attribution(harness: &str) {
+    let sb = corpus_sandbox(&[harness]);
+    // A redacted text no longer matches the file it was written into (the
+    // file holds the secret): the script does not redact, so neither does
+    // deja here.
+    let config = std::fs::read_to_string(sb.config_path()).unwrap();
+    sb.config(&format!("[redact]\nenabled = false\n{config}"));
+    sb.index();
+    let files = expected(&["lines", harness, corpus(harness).to_str().unwrap()]);
+    let files = files.as_array().unwrap();
+    assert!(!files.is_empty(), "{harness}: no edit kept its text");
+    let (mut told, mut checked, mut true_to_replay) = (0, 0, 0);
+    for f in files {
+        let project = f["project"].as_str().unwrap();
+        let inside = f["inside"].as_str().unwrap();
+        sb.write(
+            &format!("src/{project}/.git/HEAD"),
+            "ref: refs/heads/main\n",
+        );
+        let path = sb.write(
+            &format!("src/{project}/{inside}"),
+            f["content"].as_str().unwrap(),
+        );
+        let lines = f["lines"].as_array().unwrap();
+        // Every line of a short file, else about 120 spread over it.
+        let step = lines.len().div_ceil(120).max(1);
+        for (i, want) in lines.iter().enumerate().step_by(step) {
+            let n = i + 1;
+            let out = sb
+                .ok(&["blame", &format!("{}:{n}", path.display()), "--json"])
+                .json();
+            let got = out["line_edit"]["at"].as_str().map(|at| {
+                chrono::DateTime::parse_from_rfc3339(at)
+                    .unwrap()
+                    .timestamp_millis()
+            });
+            assert_eq!(
+                got,
+                want[0].as_i64(),
+                "{harness}: {project}/{inside} line {n}: deja says {}, the script {}",
+                out["line_edit"],
+                want[0]
+            );
+            checked += 1;
+            if got.is_some() {
+                told += 1;
+                true_to_replay += usize::from(got == want[1].as_i64());
+            }
+        }
+    }
+    println!(
+        "{harness}: {} files, {checked} lines asked, {told} told, {true_to_replay} of them the edit that truly wrote the line",
+        files.len()
+    );
+    assert!(told > 0, "{harness}: no line could be told");
+}
+
+#[test]
+#[ignore = "needs DEJA_SHARED (the shared corpus)"]
+fn corpus_blame_line_names_the_edit_claude_code_wrote_it_with() {
+    check_line_attribution("claude");
+}
+
+#[test]
+#[ignore = "needs DEJA_SHARED (the shared corpus)"]
+fn corpus_blame_line_names_the_patch_codex_wrote_it_with() {
+    check_line_attribution("codex");
 }
 
 /// Copies `file` of the corpus to `rel` under HOME, indexes it, removes it,

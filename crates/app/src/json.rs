@@ -332,6 +332,7 @@ mod tests {
                 path: "a.rs".into(),
                 action: "edit",
                 timestamp_ms: 0,
+                text: None,
             }],
             commands: vec![C {
                 command: "ls".into(),

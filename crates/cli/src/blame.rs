@@ -44,33 +44,56 @@ pub fn run(app: &App, args: &BlameArgs) -> Result<ExitStatus> {
     } else {
         None
     };
-    let note = spec
+    let answer = spec
         .line
-        .map(|n| LineAnswer::of(&target.abs, n).sentence(&shown, n));
+        .filter(|_| !edits.is_empty())
+        .map(|n| (n, LineAnswer::of(&target.abs, n, &edits)));
+    let note = answer
+        .as_ref()
+        .map(|(n, a)| deja_render::term::line(&a.sentence(&shown, *n, &edits)));
+    let wrote = answer.as_ref().and_then(|(_, a)| a.wrote());
     if args.json {
+        let line_answer = answer.as_ref().map(|(_, a)| a);
         output::print_json(&json::blame::Blame {
-            edits: edits.iter().map(json::blame::Record::from).collect(),
+            edits: edits
+                .iter()
+                .enumerate()
+                .map(|(i, e)| json::blame::Record::of_edit(e, i, line_answer))
+                .collect(),
             file: target.abs.to_string_lossy().into_owned(),
             line: spec.line,
-            line_note: if edits.is_empty() { None } else { note.clone() },
+            line_edit: wrote.and_then(|i| {
+                edits
+                    .get(i)
+                    .map(|e| json::blame::Record::of_edit(e, i, line_answer))
+            }),
+            line_note: if wrote.is_some() { None } else { note.clone() },
             reads: reads
                 .as_ref()
                 .map(|r| r.iter().map(json::blame::Record::from).collect()),
         })?;
     } else if !edits.is_empty() || reads.as_ref().is_some_and(|r| !r.is_empty()) {
         let mut out = String::new();
-        if !edits.is_empty() {
-            if let Some(note) = &note {
-                let _ = writeln!(out, "{}", Style::stdout().dim(note));
-                let _ = writeln!(out);
-            }
+        if let Some(note) = &note {
+            let s = Style::stdout();
+            let _ = writeln!(
+                out,
+                "{}",
+                if wrote.is_some() {
+                    s.bold(note)
+                } else {
+                    s.dim(note)
+                }
+            );
+            let _ = writeln!(out);
         }
-        write_group(&mut out, "edited", &shown, &edits);
+        let line = answer.as_ref().map(|(n, a)| (*n, a));
+        write_group(&mut out, "edited", &shown, &edits, line);
         if let Some(reads) = &reads {
             if !out.is_empty() {
                 let _ = writeln!(out);
             }
-            write_group(&mut out, "read", &shown, reads);
+            write_group(&mut out, "read", &shown, reads, None);
         }
         output::page(&out)?;
     }
@@ -83,8 +106,15 @@ pub fn run(app: &App, args: &BlameArgs) -> Result<ExitStatus> {
 
 /// The records of one kind, grouped by session in the order the newest
 /// record of each comes: the session's line as `deja sessions` prints its
-/// parts, then one line per record with its message and `deja show`.
-fn write_group(out: &mut String, verb: &str, file: &str, entries: &[Entry]) {
+/// parts, then one line per record with its message and `deja show`; with
+/// the answer about a line, each edit says how its text stands against it.
+fn write_group(
+    out: &mut String,
+    verb: &str,
+    file: &str,
+    entries: &[Entry],
+    asked: Option<(usize, &LineAnswer)>,
+) {
     if entries.is_empty() {
         return;
     }
@@ -106,11 +136,14 @@ fn write_group(out: &mut String, verb: &str, file: &str, entries: &[Entry]) {
         ))
     );
     for id in order {
-        let mine: Vec<&Entry> = entries
+        let mine: Vec<(usize, &Entry)> = entries
             .iter()
-            .filter(|e| e.activity.session.id == id)
+            .enumerate()
+            .filter(|(_, e)| e.activity.session.id == id)
             .collect();
-        let Some(first) = mine.first() else { continue };
+        let Some((_, first)) = mine.first() else {
+            continue;
+        };
         let r = &first.activity.session;
         let _ = writeln!(out);
         let _ = writeln!(
@@ -121,15 +154,19 @@ fn write_group(out: &mut String, verb: &str, file: &str, entries: &[Entry]) {
             line(&r.harness),
             line(&output::project_label(&r.project))
         );
-        for e in mine {
+        for (i, e) in mine {
             let a = &e.activity;
             let how = match e.matched {
                 blame::Matched::Exact => String::new(),
                 other => format!(" ({}: {})", other.as_str(), line(&a.path)),
             };
+            let stands = match asked.and_then(|(n, answer)| Some((n, answer.edit(i)?))) {
+                Some((n, m)) => format!("  [{}]", text_stands(n, m)),
+                None => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "  {} {}{how}",
+                "  {} {}{how}{stands}",
                 line(a.action),
                 output::local_short(a.timestamp_ms)
             );
@@ -143,5 +180,25 @@ fn write_group(out: &mut String, verb: &str, file: &str, entries: &[Entry]) {
             }
             let _ = writeln!(out, "    {}", s.dim(&line(&e.pointer())));
         }
+    }
+}
+
+/// How an edit's text stands against line `n` of the file today.
+fn text_stands(n: usize, m: &blame::line::EditMatch) -> String {
+    use blame::line::TextMatch;
+    if m.covers {
+        return format!("its text covers line {n}");
+    }
+    match m.found {
+        TextMatch::NoText => "kept no text".into(),
+        TextMatch::Absent => "its text is not in the file today".into(),
+        TextMatch::Ambiguous if m.maybe => {
+            format!("its text is in several places, line {n} among them")
+        }
+        TextMatch::Ambiguous => "its text is in several places".into(),
+        TextMatch::Located { .. } if m.maybe => {
+            format!("its text is in the file; part of it in several places, line {n} among them")
+        }
+        TextMatch::Located { .. } => format!("its text is in the file, not at line {n}"),
     }
 }

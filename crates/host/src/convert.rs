@@ -16,11 +16,14 @@ fn opt(v: api::ROption<api::RString>) -> Option<String> {
 /// transcript modified at `modified_ms`). A start that is exactly the
 /// transcript's modification time is what a reader gives when nothing
 /// dates the session: the date is approximate. `outcomes` are its
-/// commands' outcomes, in order (missing ones: unknown).
+/// commands' outcomes, in order (missing ones: unknown), and `edits` the
+/// texts its file records wrote, in order (missing ones: none), each cut to
+/// [`api::EDIT_TEXT_MAX_BYTES`] whatever the plugin handed over.
 pub fn session(
     harness: &str,
     s: api::Session,
     outcomes: &[api::CommandOutcome],
+    edits: &[api::ROption<api::RString>],
     modified_ms: i64,
 ) -> Session {
     Session {
@@ -54,10 +57,16 @@ pub fn session(
         files: s
             .files
             .into_iter()
-            .map(|f| FileRecord {
+            .enumerate()
+            .map(|(i, f)| FileRecord {
                 path: f.path.into_string(),
                 action: f.action.as_str(),
                 timestamp_ms: f.timestamp_ms,
+                text: edits
+                    .get(i)
+                    .and_then(|t| t.as_ref().into_option())
+                    .filter(|t| !t.is_empty())
+                    .map(|t| api::cap_edit_text(t).to_string()),
             })
             .collect(),
         commands: s
@@ -83,5 +92,35 @@ pub fn outcome(o: &api::CommandOutcome) -> Outcome {
             api::CommandStatus::Failed => OutcomeStatus::Failed,
         },
         exit_code: o.exit_code.into_option().map(i64::from),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_texts_are_kept_in_order_and_capped() {
+        let mut s = api::Session::new("s", "s", 0, 0);
+        let file = |path: &str| api::FileRecord {
+            path: path.into(),
+            action: api::FileAction::Edit,
+            timestamp_ms: 0,
+        };
+        s.files = vec![file("a"), file("b"), file("c")].into();
+        let long = "x\n".repeat(api::EDIT_TEXT_MAX_BYTES);
+        let edits = [
+            api::ROption::RSome(api::RString::from("new text")),
+            api::ROption::RSome(api::RString::from(long.as_str())),
+        ];
+        let out = session("h", s, &[], &edits, 1);
+        let texts: Vec<Option<usize>> = out
+            .files
+            .iter()
+            .map(|f| f.text.as_ref().map(String::len))
+            .collect();
+        assert_eq!(texts, [Some(8), Some(api::EDIT_TEXT_MAX_BYTES), None]);
+        assert_eq!(out.files[0].text.as_deref(), Some("new text"));
+        assert_eq!(deja_model::EDIT_PARTS_SEPARATOR, api::EDIT_PARTS_SEPARATOR);
     }
 }

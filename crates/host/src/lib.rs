@@ -404,9 +404,10 @@ impl Plugin {
             .parse(&request)
             .into_result()
             .map_err(|e| self.call_error(e))?;
-        let api::ParseOutputV1_2 {
+        let api::ParseOutputV1_3 {
             output: out,
             outcomes,
+            edits,
         } = out;
         Ok(Parsed {
             sessions: out
@@ -418,7 +419,8 @@ impl Plugin {
                         .get(i)
                         .map(|o| o.commands.as_slice())
                         .unwrap_or(&[]);
-                    convert::session(&self.harness, s, o, modified_ms)
+                    let e = edits.get(i).map(|e| e.texts.as_slice()).unwrap_or(&[]);
+                    convert::session(&self.harness, s, o, e, modified_ms)
                 })
                 .collect(),
             skipped_empty: out.skipped_empty,

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use abi_stable::library::{lib_header_from_raw_library, LibraryError, RawLibrary};
 use deja_plugin_api::version::{AbiTag, AbiVersion, ABI_TAG_SYMBOL, CURRENT};
-use deja_plugin_api::{PluginModuleV1_0Ref, PluginModuleV1_1Ref, PluginModuleV1_2Ref};
+use deja_plugin_api::{
+    PluginModuleV1_0Ref, PluginModuleV1_1Ref, PluginModuleV1_2Ref, PluginModuleV1_3Ref,
+};
 
 pub use crate::error::LoadError;
 use crate::module::Module;
@@ -82,6 +84,11 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
         2 => Module::V1_2(
             header
                 .init_root_module::<PluginModuleV1_2Ref>()
+                .map_err(incompatible)?,
+        ),
+        3 => Module::V1_3(
+            header
+                .init_root_module::<PluginModuleV1_3Ref>()
                 .map_err(incompatible)?,
         ),
         other => {

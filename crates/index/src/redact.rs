@@ -247,7 +247,8 @@ impl Redactor {
 
     /// A session with every string field redacted: its ids (deja's, the
     /// harness's and its parent's), project (folder, name, id), title, and
-    /// each message's text and id, file path and command. Only the harness
+    /// each message's text and id, file path and the text an edit wrote,
+    /// and command. Only the harness
     /// name, which names the reader, is kept as it is.
     pub fn session(&self, mut s: Session) -> Session {
         if self.set.is_none() {
@@ -270,6 +271,7 @@ impl Redactor {
         }
         for f in &mut s.files {
             f.path = self.text(&f.path);
+            f.text = opt(f.text.take());
         }
         s
     }
@@ -468,6 +470,7 @@ mod tests {
                 path: format!("/tmp/{key}/a.txt"),
                 action: "edit",
                 timestamp_ms: 0,
+                text: Some(format!("let key = \"{key}\";\n")),
             }],
             commands: vec![CommandRecord {
                 command: format!("curl -u {key}: https://api.stripe.com"),

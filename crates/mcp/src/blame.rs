@@ -24,7 +24,8 @@ pub fn definition() -> (&'static str, &'static str, Value) {
     (
         "blame",
         "Which past sessions edited a file, newest first: session id, harness, project, date, and the \
-         message (index and snippet) behind each edit. Read it with the `session` tool (`ID#INDEX`).",
+         message (index and snippet) behind each edit. With `FILE:LINE`, the edit that wrote that line where it \
+         can be told (its text found once in the file today, covering the line). Read it with the `session` tool (`ID#INDEX`).",
         json!({
             "type": "object",
             "properties": {
@@ -76,8 +77,13 @@ pub fn blame(store: &Store, args: BlameArgs, limits: &Limits) -> Result<Answer, 
     let total = entries.len();
     entries.truncate(limit);
     let mut notes = Vec::new();
-    if let (Some(n), false) = (spec.line, entries.is_empty()) {
-        notes.push(LineAnswer::of(&target.abs, n).sentence(&file, n));
+    let answer = spec
+        .line
+        .filter(|_| !entries.is_empty())
+        .map(|n| LineAnswer::of(&target.abs, n, &entries));
+    let wrote = answer.as_ref().and_then(LineAnswer::wrote);
+    if let (Some(n), Some(a)) = (spec.line, &answer) {
+        notes.push(a.sentence(&file, n, &entries));
     }
     let open = frame::open();
     let close = frame::close();
@@ -86,7 +92,7 @@ pub fn blame(store: &Store, args: BlameArgs, limits: &Limits) -> Result<Answer, 
         body.push_str(&format!("No session edited {}.\n", frame::field(&file)));
     }
     let mut listed = Vec::new();
-    for e in &entries {
+    for (i, e) in entries.iter().enumerate() {
         let a = &e.activity;
         let s = &a.session;
         let message = match &a.message {
@@ -97,8 +103,13 @@ pub fn blame(store: &Store, args: BlameArgs, limits: &Limits) -> Result<Answer, 
             ),
             None => String::new(),
         };
+        let stands = match (spec.line, answer.as_ref().and_then(|a| a.edit(i))) {
+            (Some(n), Some(m)) if m.covers => format!(" · wrote line {n}"),
+            (Some(_), Some(m)) => format!(" · text {}", m.found.as_str()),
+            _ => String::new(),
+        };
         let line = format!(
-            "{} · {} · {} · started {}{} · {} {} ({}: {}){}\n",
+            "{} · {} · {} · started {}{} · {} {} ({}: {}){}{stands}\n",
             frame::field(&s.id),
             frame::field(&s.harness),
             frame::field(&deja_app::output::project_label(&s.project)),
@@ -114,7 +125,7 @@ pub fn blame(store: &Store, args: BlameArgs, limits: &Limits) -> Result<Answer, 
             break;
         }
         body.push_str(&line);
-        listed.push(e);
+        listed.push((i, e));
     }
     let left = total - listed.len();
     if left > 0 {
@@ -126,10 +137,21 @@ pub fn blame(store: &Store, args: BlameArgs, limits: &Limits) -> Result<Answer, 
         text.push('\n');
     }
     let value = out::Blame {
-        edits: listed.iter().map(|e| out::Record::from(*e)).collect(),
+        edits: listed
+            .iter()
+            .map(|&(i, e)| out::Record::of_edit(e, i, answer.as_ref()))
+            .collect(),
         file,
         line: spec.line,
-        line_note: notes.first().filter(|_| spec.line.is_some()).cloned(),
+        line_edit: wrote.and_then(|i| {
+            entries
+                .get(i)
+                .map(|e| out::Record::of_edit(e, i, answer.as_ref()))
+        }),
+        line_note: notes
+            .first()
+            .filter(|_| spec.line.is_some() && wrote.is_none())
+            .cloned(),
         reads: None,
     };
     let value = serde_json::to_value(&value)

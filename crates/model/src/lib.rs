@@ -52,6 +52,11 @@ pub struct Message {
     pub native_id: Option<String>,
 }
 
+/// The line between the parts of one edit's text when it changed several
+/// places of a file: a line holding only U+001E (the plugin ABI's
+/// `EDIT_PARTS_SEPARATOR`).
+pub const EDIT_PARTS_SEPARATOR: &str = "\n\u{1e}\n";
+
 /// A file a session touched.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRecord {
@@ -61,6 +66,10 @@ pub struct FileRecord {
     pub action: &'static str,
     /// When (ms since epoch, UTC).
     pub timestamp_ms: i64,
+    /// What an edit wrote (the new text of the part it changed, or the
+    /// whole file it wrote), when the transcript keeps it and its reader
+    /// hands it over (plugin ABI 1.3); at most 64 KiB.
+    pub text: Option<String>,
 }
 
 /// A command a session ran.

@@ -23,6 +23,8 @@ pub struct FileActivity {
     /// before the record, with its role and text; `None` when the record
     /// comes before every message.
     pub message: Option<(usize, Role, String)>,
+    /// What the edit wrote, when its reader kept it.
+    pub text: Option<String>,
 }
 
 impl Store {
@@ -33,7 +35,7 @@ impl Store {
         let conn = self.conn();
         let mut stmt = conn
             .prepare(&format!(
-                "SELECT {SESSION_COLUMNS}, f.path, f.action, f.timestamp, f.position
+                "SELECT {SESSION_COLUMNS}, f.path, f.action, f.timestamp, f.position, f.text
                  FROM files f JOIN sessions s ON s.id = f.session
                  WHERE length(f.path) >= length(?1) AND substr(f.path, -length(?1)) = ?1
                  ORDER BY f.timestamp DESC, s.id DESC, f.position DESC"
@@ -48,6 +50,7 @@ impl Store {
                     r.get::<_, String>(n)?,
                     static_action(&action),
                     r.get::<_, i64>(n + 2)?,
+                    r.get::<_, Option<String>>(n + 4)?,
                 ))
             })
             .map_err(|e| self.wrap(e))?
@@ -62,7 +65,7 @@ impl Store {
             )
             .map_err(|e| self.wrap(e))?;
         let mut out = Vec::new();
-        for (session, path, action, timestamp_ms) in rows {
+        for (session, path, action, timestamp_ms, text) in rows {
             if !actions.contains(&action) {
                 continue;
             }
@@ -86,6 +89,7 @@ impl Store {
                 action,
                 timestamp_ms,
                 message: found,
+                text,
             });
         }
         Ok(out)
@@ -94,3 +98,62 @@ impl Store {
 
 /// How many columns [`SESSION_COLUMNS`] selects.
 const SESSION_COLUMN_COUNT: usize = 18;
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::test_support::{file, session};
+    use deja_model::FileRecord;
+
+    #[test]
+    fn an_edit_keeps_its_text_until_its_session_is_forgotten() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("index.sqlite")).unwrap();
+        let mut s = session("wrote", &["make it so"]);
+        s.files = vec![
+            FileRecord {
+                path: "/p/src/lib.rs".into(),
+                action: "edit",
+                timestamp_ms: 5,
+                text: Some("pub fn wombatquince() -> u32 {\n    42\n}\n".into()),
+            },
+            FileRecord {
+                path: "/p/src/lib.rs".into(),
+                action: "read",
+                timestamp_ms: 6,
+                text: None,
+            },
+        ];
+        store.apply(&file("/t/a", "s"), &[s]).unwrap();
+        let found = store.file_activity("lib.rs", &["edit", "read"]).unwrap();
+        let texts: Vec<Option<&str>> = found.iter().map(|f| f.text.as_deref()).collect();
+        assert_eq!(
+            texts,
+            [None, Some("pub fn wombatquince() -> u32 {\n    42\n}\n")]
+        );
+        let holds = || {
+            std::fs::read_dir(dir.path()).unwrap().any(|entry| {
+                std::fs::read(entry.unwrap().path())
+                    .unwrap()
+                    .windows(12)
+                    .any(|w| w == b"wombatquince")
+            })
+        };
+        assert!(holds());
+        let row = store.session_row("test", "wrote").unwrap().unwrap();
+        store.forget(&[row]).unwrap();
+        // Scrubbed: no copy is left in any file of the store.
+        assert!(!holds());
+        let left: i64 = store
+            .conn()
+            .query_row(
+                "SELECT count(*) FROM files WHERE text IS NOT NULL",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(left, 0);
+        assert!(store.file_activity("lib.rs", &["edit"]).unwrap().is_empty());
+    }
+}

@@ -70,6 +70,7 @@ mod tests {
             path: path.into(),
             action,
             timestamp_ms: 5,
+            text: None,
         };
         let mut early = session("early", &["a"]);
         early.files = vec![f("old.rs", "edit")];

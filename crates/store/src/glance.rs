@@ -137,6 +137,7 @@ mod tests {
             path: path.into(),
             action,
             timestamp_ms: 0,
+            text: None,
         };
         s.files = vec![
             f("a.rs", "edit"),

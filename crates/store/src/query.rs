@@ -579,7 +579,7 @@ impl Store {
             .map_err(|e| self.wrap(e))?;
         let mut stmt = conn
             .prepare(
-                "SELECT path, action, timestamp FROM files WHERE session = ?1 ORDER BY position",
+                "SELECT path, action, timestamp, text FROM files WHERE session = ?1 ORDER BY position",
             )
             .map_err(|e| self.wrap(e))?;
         let files = stmt
@@ -589,6 +589,7 @@ impl Store {
                     path: r.get(0)?,
                     action: static_action(&action),
                     timestamp_ms: r.get(2)?,
+                    text: r.get(3)?,
                 })
             })
             .map_err(|e| self.wrap(e))?

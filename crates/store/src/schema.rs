@@ -279,6 +279,15 @@ ALTER TABLE commands ADD COLUMN outcome TEXT NOT NULL DEFAULT 'unknown';
 ALTER TABLE commands ADD COLUMN exit_code INTEGER;
 UPDATE sources SET reader = '';
 "#,
+    // 12: what each edit wrote (its new text, at most 64 KiB, redacted as
+    //    message text is), for `deja blame FILE:LINE`. It goes with its
+    //    session (forgetting removes it). Edits stored before keep none;
+    //    their transcripts are read again by the next index, so that
+    //    readers that keep it fill it in.
+    r#"
+ALTER TABLE files ADD COLUMN text TEXT;
+UPDATE sources SET reader = '';
+"#,
 ];
 
 /// The schema version this deja writes.

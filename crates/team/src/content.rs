@@ -224,6 +224,9 @@ pub(crate) fn file_from_row(r: &postgres::Row) -> FileRecord {
         path: r.get("path"),
         action: deja_store::query::static_action(&action),
         timestamp_ms: r.get("at"),
+        // Team memory publishes no edit's text: a pulled session's edits
+        // keep none.
+        text: None,
     }
 }
 
@@ -339,6 +342,7 @@ mod tests {
             path: "x".into(),
             action: "edit",
             timestamp_ms: 0,
+            text: None,
         });
         assert_ne!(hash(&a), hash(&d));
         // Field boundaries cannot be moved: "ab" + "c" differs from "a" + "bc".

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{EnvVar, HostContext, ParseOutput, ParseRequest, Reader};
+use crate::{EnvVar, HostContext, ParseOutput, ParseOutputV1_3, ParseRequest, Reader};
 
 #[cfg(unix)]
 mod unprivileged;
@@ -49,6 +49,19 @@ pub fn parse_bytes<R: Reader>(
         context,
     };
     R::parse(&request).expect("parse never fails")
+}
+
+/// Parses `bytes` with reader `R` as if read from `path` (modification time
+/// 0), through the ABI 1.3 call: with the commands' outcomes and the edits'
+/// texts.
+pub fn parse_edits<R: Reader>(path: &str, bytes: &[u8], context: &HostContext) -> ParseOutputV1_3 {
+    let request = ParseRequest {
+        path: path.into(),
+        bytes: bytes.into(),
+        modified_ms: 0,
+        context,
+    };
+    R::parse_with_edits(&request).expect("parse never fails")
 }
 
 /// Parses the file at `path` with reader `R` (modification time 0).

@@ -68,6 +68,8 @@ struct Act {
     cwd: Option<String>,
     happened: bool,
     outcome: CommandOutcome,
+    /// What an edit wrote.
+    text: Option<String>,
 }
 
 /// What a finished builder holds.
@@ -81,6 +83,8 @@ pub struct Built {
     pub commands: Vec<CommandRecord>,
     /// How each of them ended, in the same order.
     pub outcomes: Vec<CommandOutcome>,
+    /// What each file record's edit wrote, in the order of `files`.
+    pub edits: Vec<Option<String>>,
     /// The earliest and latest record times.
     pub span: Option<(i64, i64)>,
     /// Where it ran ([`crate::project`]).
@@ -189,7 +193,11 @@ impl Builder {
         for block in record.blocks() {
             if let Block::ToolUse { id, name, input } = block {
                 if let Some(effect) = tools::effect(name, input) {
-                    self.act(effect, CommandOrigin::Agent, at, record, id);
+                    if self.act(effect, CommandOrigin::Agent, at, record, id) {
+                        if let Some(act) = self.activity.last_mut() {
+                            act.text = tools::edit_text(name, input);
+                        }
+                    }
                 }
             }
         }
@@ -287,10 +295,10 @@ impl Builder {
         at: i64,
         record: &Record,
         call_id: Option<&str>,
-    ) {
+    ) -> bool {
         if let Some(id) = call_id {
             if self.calls.contains_key(id) {
-                return;
+                return false;
             }
             self.calls.insert(id.to_string(), self.activity.len());
         }
@@ -301,7 +309,9 @@ impl Builder {
             cwd: record.cwd.clone(),
             happened: true,
             outcome: CommandOutcome::default(),
+            text: None,
         });
+        true
     }
 
     /// The call `id` returned `text`, an error when `is_error`: a call
@@ -327,6 +337,7 @@ impl Builder {
         let mut files = Vec::new();
         let mut commands = Vec::new();
         let mut outcomes = Vec::new();
+        let mut edits = Vec::new();
         for act in self.activity.into_iter().filter(|a| a.happened) {
             match act.effect {
                 Effect::Shell(command) => {
@@ -348,6 +359,7 @@ impl Builder {
                         action,
                         timestamp_ms: act.at,
                     });
+                    edits.push(act.text);
                 }
             }
         }
@@ -358,6 +370,7 @@ impl Builder {
             files,
             commands,
             outcomes,
+            edits,
             span: self.first_ms.zip(self.last_ms),
             project: project.clone(),
             conversation: self.conversation,

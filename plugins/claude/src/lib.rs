@@ -40,8 +40,8 @@ pub mod title;
 pub mod tools;
 
 use deja_plugin_api::{
-    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError,
-    PluginInfo, RVec, ResumeAdvice, ResumeRequest,
+    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseOutputV1_3, ParseRequest,
+    PluginError, PluginInfo, RVec, ResumeAdvice, ResumeRequest,
 };
 
 /// How sure [`ClaudeReader::detect`] is of a `.jsonl` file whose first bytes
@@ -120,10 +120,14 @@ impl deja_plugin_api::Reader for ClaudeReader {
     }
 
     fn parse(request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
-        Self::parse_with_outcomes(request).map(|o| o.output)
+        Self::parse_with_edits(request).map(|o| o.output)
     }
 
     fn parse_with_outcomes(request: &ParseRequest<'_>) -> Result<ParseOutputV1_2, PluginError> {
+        Self::parse_with_edits(request).map(ParseOutputV1_3::into_v1_2)
+    }
+
+    fn parse_with_edits(request: &ParseRequest<'_>) -> Result<ParseOutputV1_3, PluginError> {
         Ok(parse::parse(
             request.path.as_str(),
             request.bytes.as_slice(),

@@ -14,7 +14,9 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use deja_plugin_api::{text, ParseOutputV1_2 as ParseOutput, RString, Session, SessionOutcomes};
+use deja_plugin_api::{
+    text, ParseOutputV1_3 as ParseOutput, RString, Session, SessionEdits, SessionOutcomes,
+};
 
 use crate::builder::{Builder, Built};
 use crate::family;
@@ -26,7 +28,7 @@ use crate::records::Record;
 const WARMUP: &str = "Warmup";
 
 /// Parses the transcript at `path` holding `bytes`, modified at `modified_ms`;
-/// the commands' outcomes come beside the sessions.
+/// the commands' outcomes and the edits' texts come beside the sessions.
 pub fn parse(path: &str, bytes: &[u8], modified_ms: i64) -> ParseOutput {
     let (text, _) = text::decode(bytes);
     let mut records = text::lines(&text).filter_map(Record::parse).peekable();
@@ -238,6 +240,7 @@ impl File<'_> {
         output.outcomes.push(SessionOutcomes {
             commands: built.outcomes.into(),
         });
+        output.edits.push(SessionEdits::from_texts(built.edits));
     }
 }
 

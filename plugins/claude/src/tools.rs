@@ -9,7 +9,7 @@
 //! timeout): it ran. Only refusals, cancellations and validation errors mean
 //! that a command did not run.
 
-use deja_plugin_api::{CommandOutcome, FileAction};
+use deja_plugin_api::{join_edit_parts, CommandOutcome, FileAction};
 use serde_json::Value;
 
 /// What a tool call did, as far as deja cares.
@@ -41,6 +41,28 @@ pub fn effect(name: &str, input: &Value) -> Option<Effect> {
         "Read" | "NotebookRead" => path().map(|p| Effect::File(p, FileAction::Read)),
         _ => None,
     }
+}
+
+/// What calling tool `name` with `input` wrote into its file: `Edit`'s
+/// `new_string`, `MultiEdit`'s `new_string`s (one part each), `Write`'s
+/// `content`, `NotebookEdit`'s `new_source`; none for other tools.
+pub fn edit_text(name: &str, input: &Value) -> Option<String> {
+    let field = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(String::from);
+    match name {
+        "Edit" => field(input, "new_string"),
+        "Write" => field(input, "content"),
+        "NotebookEdit" => field(input, "new_source"),
+        "MultiEdit" => join_edit_parts(
+            input
+                .get("edits")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|e| field(e, "new_string")),
+        ),
+        _ => None,
+    }
+    .filter(|t| !t.trim().is_empty())
 }
 
 /// Error texts that mean a shell command never ran.
@@ -124,6 +146,30 @@ mod tests {
         ] {
             assert_eq!(effect(tool, &input), None, "{tool}");
         }
+    }
+
+    #[test]
+    fn edits_keep_what_they_wrote() {
+        assert_eq!(
+            edit_text(
+                "Edit",
+                &json!({"file_path": "a", "old_string": "x", "new_string": "y\nz"})
+            ),
+            Some("y\nz".into())
+        );
+        assert_eq!(
+            edit_text("Write", &json!({"file_path": "a", "content": "whole\n"})),
+            Some("whole\n".into())
+        );
+        assert_eq!(
+            edit_text(
+                "MultiEdit",
+                &json!({"file_path": "a", "edits": [{"new_string": "one"}, {"new_string": ""}, {"new_string": "two"}]})
+            ),
+            Some("one\n\u{1e}\ntwo".into())
+        );
+        assert_eq!(edit_text("Edit", &json!({"new_string": "  "})), None);
+        assert_eq!(edit_text("Read", &json!({"file_path": "a"})), None);
     }
 
     #[test]

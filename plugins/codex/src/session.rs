@@ -10,8 +10,8 @@ use std::ops::Range;
 use std::path::Path;
 
 use deja_plugin_api::{
-    CommandOutcome, Message, ParseOutput, ParseOutputV1_2, Project, RString, Role, Session,
-    SessionOutcomes,
+    CommandOutcome, Message, ParseOutput, ParseOutputV1_3, Project, RString, Role, Session,
+    SessionEdits, SessionOutcomes,
 };
 
 use crate::context;
@@ -96,10 +96,11 @@ pub fn output(text: &str, path: &str, modified_ms: i64) -> ParseOutput {
     with_outcomes(text, path, modified_ms).output
 }
 
-/// [`output`], with the commands' outcomes beside the sessions.
-pub fn with_outcomes(text: &str, path: &str, modified_ms: i64) -> ParseOutputV1_2 {
+/// [`output`], with the commands' outcomes and the edits' texts beside the
+/// sessions.
+pub fn with_outcomes(text: &str, path: &str, modified_ms: i64) -> ParseOutputV1_3 {
     let reading = read(text, modified_ms);
-    let mut output = ParseOutputV1_2::default();
+    let mut output = ParseOutputV1_3::default();
     if !reading.parsed_any {
         if is_complete_but_foreign(text) {
             output.output.warnings.push(RString::from(format!(
@@ -109,6 +110,7 @@ pub fn with_outcomes(text: &str, path: &str, modified_ms: i64) -> ParseOutputV1_
         return output;
     }
     let outcomes = reading.outcomes();
+    let edits = SessionEdits::from_texts(reading.activity.edits.clone());
     let session = reading.into_session(path, modified_ms);
     if session.messages.is_empty() {
         output.output.skipped_empty = 1;
@@ -117,6 +119,7 @@ pub fn with_outcomes(text: &str, path: &str, modified_ms: i64) -> ParseOutputV1_
         output.outcomes.push(SessionOutcomes {
             commands: outcomes.into(),
         });
+        output.edits.push(edits);
     }
     output
 }

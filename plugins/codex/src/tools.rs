@@ -30,6 +30,9 @@ use crate::shell;
 pub struct Activity {
     /// Files written or read.
     pub files: Vec<FileRecord>,
+    /// What each of them was written with (the lines a patch added), in the
+    /// order of `files`; none for a read.
+    pub edits: Vec<Option<String>>,
     /// Commands run.
     pub commands: Vec<CommandRecord>,
 }
@@ -156,8 +159,11 @@ impl Activity {
     }
 
     fn patch(&mut self, patch: &str, dir: Option<&str>, at: i64) {
-        for path in patch::files(patch) {
+        for (path, text) in patch::written(patch) {
             self.file(paths::join(dir, &path), FileAction::Edit, at);
+            if let Some(slot) = self.edits.last_mut() {
+                *slot = text;
+            }
         }
     }
 
@@ -167,6 +173,7 @@ impl Activity {
             action,
             timestamp_ms: at,
         });
+        self.edits.push(None);
     }
 }
 

@@ -30,8 +30,8 @@ pub mod time;
 pub mod tools;
 
 use deja_plugin_api::{
-    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError,
-    PluginInfo, RVec, ResumeAdvice, ResumeRequest,
+    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseOutputV1_3, ParseRequest,
+    PluginError, PluginInfo, RVec, ResumeAdvice, ResumeRequest,
 };
 
 /// How sure [`GeminiReader::detect`] is of a `session-*.json(l)` file holding a `sessionId`.
@@ -71,10 +71,14 @@ impl deja_plugin_api::Reader for GeminiReader {
     }
 
     fn parse(request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
-        Self::parse_with_outcomes(request).map(|o| o.output)
+        Self::parse_with_edits(request).map(|o| o.output)
     }
 
     fn parse_with_outcomes(request: &ParseRequest<'_>) -> Result<ParseOutputV1_2, PluginError> {
+        Self::parse_with_edits(request).map(ParseOutputV1_3::into_v1_2)
+    }
+
+    fn parse_with_edits(request: &ParseRequest<'_>) -> Result<ParseOutputV1_3, PluginError> {
         let (text, _) = text::decode(request.bytes.as_slice());
         let conversation = replay::load(&text);
         Ok(session::with_outcomes(

@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use deja_plugin_api::{
-    CommandOutcome, Message, ParseOutput, ParseOutputV1_2, RString, Session, SessionOutcomes,
+    CommandOutcome, Message, ParseOutput, ParseOutputV1_3, RString, Session, SessionEdits,
+    SessionOutcomes,
 };
 
 use crate::content;
@@ -25,13 +26,14 @@ pub fn output(conversation: Conversation, path: &str, modified_ms: i64) -> Parse
     with_outcomes(conversation, path, modified_ms).output
 }
 
-/// [`output`], with the commands' outcomes beside the sessions.
+/// [`output`], with the commands' outcomes and the edits' texts beside the
+/// sessions.
 pub fn with_outcomes(
     mut conversation: Conversation,
     path: &str,
     modified_ms: i64,
-) -> ParseOutputV1_2 {
-    let mut result = ParseOutputV1_2::default();
+) -> ParseOutputV1_3 {
+    let mut result = ParseOutputV1_3::default();
     let output = &mut result.output;
     let identity = match conversation.identity.take() {
         Some(identity) if conversation.has_messages => identity,
@@ -42,7 +44,7 @@ pub fn with_outcomes(
             return result;
         }
     };
-    let (session, outcomes) = build(identity, conversation, path, modified_ms);
+    let (session, outcomes, edits) = build(identity, conversation, path, modified_ms);
     if session.messages.is_empty() {
         output.skipped_empty = 1;
     } else {
@@ -50,6 +52,7 @@ pub fn with_outcomes(
         result.outcomes.push(SessionOutcomes {
             commands: outcomes.into(),
         });
+        result.edits.push(SessionEdits::from_texts(edits));
     }
     result
 }
@@ -70,7 +73,7 @@ fn build(
     conversation: Conversation,
     path: &str,
     modified_ms: i64,
-) -> (Session, Vec<CommandOutcome>) {
+) -> (Session, Vec<CommandOutcome>, Vec<Option<String>>) {
     let Conversation {
         metadata, messages, ..
     } = conversation;
@@ -108,7 +111,7 @@ fn build(
     session.messages = said.into();
     session.files = activity.files.into();
     session.commands = activity.commands.into();
-    (session, activity.outcomes)
+    (session, activity.outcomes, activity.edits)
 }
 
 /// The first `startTime`, else the merged one, else the first message's timestamp.

@@ -45,6 +45,9 @@ pub struct Activity {
     /// How each command ended, in the same order: what its result's
     /// `Exit Code: N` says, else unknown.
     pub outcomes: Vec<CommandOutcome>,
+    /// What each file record's call wrote, in the order of `files`:
+    /// `replace`'s `new_string`, `write_file`'s `content`; none for a read.
+    pub edits: Vec<Option<String>>,
 }
 
 /// The activity of `messages`. Relative paths are resolved against
@@ -92,6 +95,9 @@ impl Activity {
                 } else {
                     FileAction::Read
                 };
+                let text = (kind == ToolKind::Edit)
+                    .then(|| written(&call.args))
+                    .flatten();
                 for path in file_args(&call.args) {
                     let path = match project_dir {
                         Some(dir) => paths::join(dir, path),
@@ -102,10 +108,19 @@ impl Activity {
                         action,
                         timestamp_ms: at,
                     });
+                    self.edits.push(text.clone());
                 }
             }
         }
     }
+}
+
+/// What an edit call wrote: `new_string` (`replace`, `edit`) or `content`
+/// (`write_file`).
+fn written(args: &Value) -> Option<String> {
+    string_arg(args, "new_string")
+        .or_else(|| string_arg(args, "content"))
+        .map(String::from)
 }
 
 /// A non-blank string argument.

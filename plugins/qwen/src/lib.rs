@@ -34,8 +34,8 @@ pub mod time;
 pub mod tools;
 
 use deja_plugin_api::{
-    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseRequest, PluginError,
-    PluginInfo, RVec, ResumeAdvice, ResumeRequest,
+    text, Discovery, HostContext, ParseOutput, ParseOutputV1_2, ParseOutputV1_3, ParseRequest,
+    PluginError, PluginInfo, RVec, ResumeAdvice, ResumeRequest,
 };
 
 /// The Qwen Code reader.
@@ -62,10 +62,14 @@ impl deja_plugin_api::Reader for QwenReader {
     }
 
     fn parse(request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
-        Self::parse_with_outcomes(request).map(|o| o.output)
+        Self::parse_with_edits(request).map(|o| o.output)
     }
 
     fn parse_with_outcomes(request: &ParseRequest<'_>) -> Result<ParseOutputV1_2, PluginError> {
+        Self::parse_with_edits(request).map(ParseOutputV1_3::into_v1_2)
+    }
+
+    fn parse_with_edits(request: &ParseRequest<'_>) -> Result<ParseOutputV1_3, PluginError> {
         let (text, _) = text::decode(request.bytes.as_slice());
         // A file of minimal records is named by its file name.
         let stem = paths::basename(request.path.as_str())

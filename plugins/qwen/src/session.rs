@@ -14,7 +14,8 @@
 //!   says so, never nothing at all.
 
 use deja_plugin_api::{
-    CommandOutcome, Message, ParseOutput, ParseOutputV1_2, RString, Session, SessionOutcomes,
+    CommandOutcome, Message, ParseOutput, ParseOutputV1_3, RString, Session, SessionEdits,
+    SessionOutcomes,
 };
 
 use crate::chain::Loaded;
@@ -29,11 +30,12 @@ pub fn output(loaded: Loaded, path: &str, modified_ms: i64) -> ParseOutput {
     with_outcomes(loaded, path, modified_ms).output
 }
 
-/// [`output`], with the commands' outcomes beside the sessions.
-pub fn with_outcomes(loaded: Loaded, path: &str, modified_ms: i64) -> ParseOutputV1_2 {
-    let mut result = ParseOutputV1_2::default();
+/// [`output`], with the commands' outcomes and the edits' texts beside the
+/// sessions.
+pub fn with_outcomes(loaded: Loaded, path: &str, modified_ms: i64) -> ParseOutputV1_3 {
+    let mut result = ParseOutputV1_3::default();
     let output = &mut result.output;
-    let Some((session, outcomes)) = build(&loaded, path, modified_ms) else {
+    let Some((session, outcomes, edits)) = build(&loaded, path, modified_ms) else {
         // Nothing is dropped without a word: a file with text but no
         // record says why it gave nothing.
         if loaded.unread_lines > 0 {
@@ -51,11 +53,15 @@ pub fn with_outcomes(loaded: Loaded, path: &str, modified_ms: i64) -> ParseOutpu
         result.outcomes.push(SessionOutcomes {
             commands: outcomes.into(),
         });
+        result.edits.push(SessionEdits::from_texts(edits));
     }
     result
 }
 
-fn build(loaded: &Loaded, path: &str, modified_ms: i64) -> Option<(Session, Vec<CommandOutcome>)> {
+/// A session, its commands' outcomes and its edits' texts.
+type Built = (Session, Vec<CommandOutcome>, Vec<Option<String>>);
+
+fn build(loaded: &Loaded, path: &str, modified_ms: i64) -> Option<Built> {
     let session_id = loaded.session_id()?;
     let times = || {
         loaded
@@ -100,7 +106,7 @@ fn build(loaded: &Loaded, path: &str, modified_ms: i64) -> Option<(Session, Vec<
     session.messages = messages.into();
     session.files = activity.files.into();
     session.commands = activity.commands.into();
-    Some((session, activity.outcomes))
+    Some((session, activity.outcomes, activity.edits))
 }
 
 #[cfg(test)]

@@ -55,6 +55,10 @@ pub struct Activity {
     /// How each command ended, in the same order: what the shell tool's
     /// output says (`Exit Code: N`), else unknown.
     pub outcomes: Vec<CommandOutcome>,
+    /// What each file record's call wrote, in the order of `files`:
+    /// `edit`'s (`replace`'s) `new_string`, `write_file`'s `content`; none
+    /// for a read.
+    pub edits: Vec<Option<String>>,
 }
 
 /// The activity of the conversation `chain`, given every record of the file
@@ -175,8 +179,18 @@ impl Activity {
                 } else {
                     FileAction::Read
                 };
+                let text = (kind == Kind::Edit)
+                    .then(|| {
+                        string_arg(args, "new_string")
+                            .or_else(|| string_arg(args, "content"))
+                            .map(String::from)
+                    })
+                    .flatten();
                 for path in file_args(args) {
                     self.file(path, action, project_dir, at);
+                    if let Some(slot) = self.edits.last_mut() {
+                        slot.clone_from(&text);
+                    }
                 }
             }
             None => {}
@@ -193,6 +207,7 @@ impl Activity {
             action,
             timestamp_ms: at,
         });
+        self.edits.push(None);
     }
 }
 

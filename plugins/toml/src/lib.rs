@@ -39,8 +39,8 @@ pub mod time;
 
 use deja_plugin_api::{
     DescriptionFile, Descriptions, Discovery, HostContext, ParseOutput, ParseOutputV1_2,
-    ParseRequest, PluginError, PluginInfo, RVec, ResumeAdvice, ResumeRequest, DESCRIPTION_PATH_VAR,
-    DESCRIPTION_VAR,
+    ParseOutputV1_3, ParseRequest, PluginError, PluginInfo, RVec, ResumeAdvice, ResumeRequest,
+    DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -199,10 +199,14 @@ impl deja_plugin_api::Reader for TomlReader {
     }
 
     fn parse(request: &ParseRequest<'_>) -> Result<ParseOutput, PluginError> {
-        Self::parse_with_outcomes(request).map(|o| o.output)
+        Self::parse_with_edits(request).map(|o| o.output)
     }
 
     fn parse_with_outcomes(request: &ParseRequest<'_>) -> Result<ParseOutputV1_2, PluginError> {
+        Self::parse_with_edits(request).map(ParseOutputV1_3::into_v1_2)
+    }
+
+    fn parse_with_edits(request: &ParseRequest<'_>) -> Result<ParseOutputV1_3, PluginError> {
         let (d, _) = described(request.context)?;
         let path = request.path.as_str();
         session::output(&d, path, request.bytes.as_slice(), request.modified_ms)

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use deja_plugin_api::{
     paths, CommandOrigin, CommandOutcome, CommandRecord, FileAction, FileRecord, Message,
-    ParseOutputV1_2, PluginError, Project, RString, Role, Session, SessionOutcomes,
+    ParseOutputV1_3, PluginError, Project, RString, Role, Session, SessionEdits, SessionOutcomes,
 };
 use serde_json::Value;
 
@@ -24,20 +24,21 @@ use crate::time;
 
 /// The parse result for the transcript at `path` (modified at
 /// `modified_ms`), built one session at a time as the source reads them,
-/// with its commands' outcomes beside the sessions.
+/// with its commands' outcomes and its edits' texts beside the sessions.
 pub fn output(
     d: &Description,
     path: &str,
     bytes: &[u8],
     modified_ms: i64,
-) -> Result<ParseOutputV1_2, PluginError> {
-    let mut result = ParseOutputV1_2::default();
+) -> Result<ParseOutputV1_3, PluginError> {
+    let mut result = ParseOutputV1_3::default();
     let mut visit = |group: Group| match build(d, &group, path, modified_ms) {
-        Some((s, outcomes)) if !s.messages.is_empty() => {
+        Some((s, outcomes, edits)) if !s.messages.is_empty() => {
             result.output.sessions.push(s);
             result.outcomes.push(SessionOutcomes {
                 commands: outcomes.into(),
             });
+            result.edits.push(SessionEdits::from_texts(edits));
         }
         _ => result.output.skipped_empty += 1,
     };
@@ -102,12 +103,10 @@ fn value_of(at: &At, field: &Field, latest: bool) -> Option<String> {
     }
 }
 
-fn build(
-    d: &Description,
-    group: &Group,
-    path: &str,
-    modified_ms: i64,
-) -> Option<(Session, Vec<CommandOutcome>)> {
+/// A session, its commands' outcomes and its edits' texts.
+type Built = (Session, Vec<CommandOutcome>, Vec<Option<String>>);
+
+fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option<Built> {
     let s = &d.session;
     let unknown = At {
         group,
@@ -232,12 +231,16 @@ fn build(
     session.title = title.map(RString::from).into();
     session.project = project;
     session.messages = messages.into();
+    let mut edits = Vec::with_capacity(files.len());
     session.files = files
         .into_iter()
-        .map(|(file, action, at)| FileRecord {
-            path: resolve(dir.as_deref(), &folder(&file)).into(),
-            action,
-            timestamp_ms: at,
+        .map(|(file, action, at, text)| {
+            edits.push(text);
+            FileRecord {
+                path: resolve(dir.as_deref(), &folder(&file)).into(),
+                action,
+                timestamp_ms: at,
+            }
         })
         .collect();
     session.commands = commands.into();
@@ -249,7 +252,7 @@ fn build(
                 .unwrap_or_default()
         })
         .collect();
-    Some((session, outcomes))
+    Some((session, outcomes, edits))
 }
 
 /// The command and file records the description's tool rules find in
@@ -260,7 +263,7 @@ fn tool_records(
     clock: i64,
     commands: &mut Vec<CommandRecord>,
     pending: &mut Vec<Pending>,
-    files: &mut Vec<(String, FileAction, i64)>,
+    files: &mut Vec<(String, FileAction, i64, Option<String>)>,
 ) {
     for tool in &d.tools {
         let holder = tool.each.as_ref().and_then(|p| p.get(record));
@@ -293,8 +296,9 @@ fn tool_records(
                     call_id: tool.call_id.as_ref().and_then(|p| p.string(call)),
                 });
             }
+            let text = tool.text.as_ref().and_then(|p| p.string(call));
             for file in values(tool, call, &tool.file, &tool.files) {
-                files.push((file, action(tool.action), at));
+                files.push((file, action(tool.action), at, text.clone()));
             }
         }
     }

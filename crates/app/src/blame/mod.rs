@@ -3,6 +3,7 @@
 //! ([`paths::Target::matches`]), newest first, and what can be said about a
 //! line.
 
+pub mod line;
 pub mod paths;
 
 use std::ffi::OsStr;
@@ -124,35 +125,102 @@ pub enum LineAnswer {
     Missing,
     /// The file has fewer lines.
     PastEnd(usize),
-    /// The line is there, but edit records keep no text to match it with.
-    NoText,
+    /// Each edit's text was looked for in the file: where it is (one per
+    /// edit, in the order given) and what that tells.
+    Judged {
+        /// Per edit, in order.
+        matches: Vec<line::EditMatch>,
+        /// What it tells.
+        verdict: line::Verdict,
+    },
 }
 
 impl LineAnswer {
-    /// The answer for `line` of the file at `path` today.
-    pub fn of(path: &Path, line: usize) -> LineAnswer {
+    /// The answer for `line` of the file at `path` today, from `edits`
+    /// (newest first).
+    pub fn of(path: &Path, line: usize, edits: &[Entry]) -> LineAnswer {
         match std::fs::read(path) {
             Err(_) => LineAnswer::Missing,
             Ok(bytes) => {
-                let lines = String::from_utf8_lossy(&bytes).lines().count();
+                let text = String::from_utf8_lossy(&bytes);
+                let contents = line::Contents::new(&text);
+                let lines = contents.lines();
                 if line > lines {
-                    LineAnswer::PastEnd(lines)
-                } else {
-                    LineAnswer::NoText
+                    return LineAnswer::PastEnd(lines);
                 }
+                let (matches, verdict) = line::judge(
+                    &contents,
+                    edits.iter().map(|e| e.activity.text.as_deref()),
+                    line,
+                );
+                LineAnswer::Judged { matches, verdict }
             }
         }
     }
 
-    /// The sentence for it, about `file` (already cleaned for display).
-    pub fn sentence(&self, file: &str, line: usize) -> String {
+    /// The index (in the edits given) of the edit that wrote the line.
+    pub fn wrote(&self) -> Option<usize> {
+        match self {
+            LineAnswer::Judged {
+                verdict: line::Verdict::Wrote(i),
+                ..
+            } => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// How edit `i`'s text stands: where it is, and whether it covers the
+    /// line; `None` when the file was not read.
+    pub fn edit(&self, i: usize) -> Option<&line::EditMatch> {
+        match self {
+            LineAnswer::Judged { matches, .. } => matches.get(i),
+            _ => None,
+        }
+    }
+
+    /// The sentence for it, about `file` (already cleaned for display),
+    /// naming the edit that wrote the line where one did.
+    pub fn sentence(&self, file: &str, line: usize, edits: &[Entry]) -> String {
+        let what = |i: usize| match edits.get(i) {
+            Some(e) => {
+                let at = crate::output::local_short(e.activity.timestamp_ms);
+                let msg = match &e.activity.message {
+                    Some((index, _, _)) => format!(", message #{index}"),
+                    None => String::new(),
+                };
+                format!(
+                    "the edit of {at} in session {}{msg} ({})",
+                    e.activity.session.id,
+                    e.pointer()
+                )
+            }
+            None => "an edit".to_string(),
+        };
         let why = match self {
             LineAnswer::Missing => format!("{file} is not there today"),
             LineAnswer::PastEnd(n) => format!(
                 "{file} has {n} line{} today",
                 if *n == 1 { "" } else { "s" }
             ),
-            LineAnswer::NoText => "the transcript's edit records keep no text".to_string(),
+            LineAnswer::Judged { verdict, .. } => match verdict {
+                line::Verdict::Wrote(i) => return format!("{} wrote line {line}", what(*i)),
+                line::Verdict::Ambiguous(i) => format!(
+                    "the text {} wrote is in several places of the file, line {line} among them",
+                    what(*i)
+                ),
+                line::Verdict::NotFound { without_text } => {
+                    let mut why = format!(
+                        "no edit's text is at line {line} today (it was changed after them, or by hand)"
+                    );
+                    if *without_text > 0 {
+                        why.push_str(&format!(
+                            "; {without_text} of the edits kept no text (read by a reader that does not keep it, or from a transcript that does not)"
+                        ));
+                    }
+                    why
+                }
+                line::Verdict::NoText => "none of the edits kept the text it wrote (read by a reader that does not keep it, or from a transcript that does not)".to_string(),
+            },
         };
         format!(
             "which edit wrote line {line} cannot be told: {why}; every edit of the file is listed"
@@ -202,12 +270,22 @@ mod tests {
         let _ = std::fs::create_dir_all(&dir);
         let file = dir.join("x.rs");
         std::fs::write(&file, "one\ntwo\n").unwrap();
-        assert_eq!(LineAnswer::of(&file, 2), LineAnswer::NoText);
-        assert_eq!(LineAnswer::of(&file, 3), LineAnswer::PastEnd(2));
-        assert_eq!(LineAnswer::of(&dir.join("gone.rs"), 1), LineAnswer::Missing);
-        assert!(LineAnswer::NoText.sentence("x.rs", 2).contains(
-            "which edit wrote line 2 cannot be told: the transcript's edit records keep no text"
+        let no_text = LineAnswer::of(&file, 2, &[]);
+        assert_eq!(
+            no_text,
+            LineAnswer::Judged {
+                matches: vec![],
+                verdict: line::Verdict::NoText
+            }
+        );
+        assert!(no_text.sentence("x.rs", 2, &[]).contains(
+            "which edit wrote line 2 cannot be told: none of the edits kept the text it wrote"
         ));
+        assert_eq!(LineAnswer::of(&file, 3, &[]), LineAnswer::PastEnd(2));
+        assert_eq!(
+            LineAnswer::of(&dir.join("gone.rs"), 1, &[]),
+            LineAnswer::Missing
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

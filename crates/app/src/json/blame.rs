@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::sessions::Session;
-use crate::blame::Entry;
+use crate::blame::{Entry, LineAnswer};
 use crate::output::{one_line, rfc3339};
 
 /// The sessions that wrote a file, newest first.
@@ -15,6 +15,10 @@ pub struct Blame<'a> {
     pub file: String,
     /// The line asked about, counted from 1; null for the whole file.
     pub line: Option<usize>,
+    /// The edit that wrote the line asked about (the newest whose text,
+    /// found once in the file today, covers it), as in `edits`; null when
+    /// no line was asked about or it cannot be told.
+    pub line_edit: Option<Record<'a>>,
     /// Why the edit that wrote the line cannot be named, when a line was
     /// asked about; every edit is listed then.
     pub line_note: Option<String>,
@@ -31,6 +35,9 @@ pub struct Record<'a> {
     pub action: &'a str,
     /// When.
     pub at: String,
+    /// Whether the text this edit wrote covers the line asked about today;
+    /// null when no line was asked about, or the file was not read.
+    pub covers_line: Option<bool>,
     /// How the recorded path means the file: `exact`, `relative` (under the
     /// session's project folder) or `elsewhere` (the same place in a
     /// project of the same name, another home or machine).
@@ -43,6 +50,24 @@ pub struct Record<'a> {
     pub session: Session<'a>,
     /// The command that opens the message: `deja show ID#INDEX`.
     pub show: String,
+    /// Where the text this edit wrote is in the file today: `located`
+    /// (found once), `ambiguous` (only in several places), `absent` (not
+    /// there) or `no-text` (the edit kept none); null when no line was
+    /// asked about, or the file was not read.
+    pub text_match: Option<&'static str>,
+}
+
+impl<'a> Record<'a> {
+    /// The record of edit `i` of `edits`, with how its text stands against
+    /// the line `answer` is about.
+    pub fn of_edit(e: &'a Entry, i: usize, answer: Option<&LineAnswer>) -> Self {
+        let mut r = Record::from(e);
+        if let Some(m) = answer.and_then(|a| a.edit(i)) {
+            r.covers_line = Some(m.covers);
+            r.text_match = Some(m.found.as_str());
+        }
+        r
+    }
 }
 
 /// The message before a record.
@@ -62,6 +87,7 @@ impl<'a> From<&'a Entry> for Record<'a> {
         Record {
             action: a.action,
             at: rfc3339(a.timestamp_ms),
+            covers_line: None,
             matched: e.matched.as_str(),
             message: a.message.as_ref().map(|(index, role, text)| Message {
                 index: *index,
@@ -71,6 +97,7 @@ impl<'a> From<&'a Entry> for Record<'a> {
             path: &a.path,
             session: Session::from(&a.session),
             show: e.pointer(),
+            text_match: None,
         }
     }
 }
@@ -91,6 +118,7 @@ mod tests {
                 action: "edit",
                 timestamp_ms: 0,
                 message: Some((3, deja_model::Role::Assistant, "Fixing\nit.".into())),
+                text: None,
             },
             matched: Matched::Relative,
         };
@@ -99,13 +127,27 @@ mod tests {
             edits: vec![record.clone()],
             file: "/p/src/x.rs".into(),
             line: None,
+            line_edit: None,
             line_note: None,
             reads: None,
         };
-        assert_eq!(keys(&out), ["edits", "file", "line", "line_note"]);
+        assert_eq!(
+            keys(&out),
+            ["edits", "file", "line", "line_edit", "line_note"]
+        );
         assert_eq!(
             keys(&record),
-            ["action", "at", "matched", "message", "path", "session", "show"]
+            [
+                "action",
+                "at",
+                "covers_line",
+                "matched",
+                "message",
+                "path",
+                "session",
+                "show",
+                "text_match"
+            ]
         );
         assert_eq!(
             record.message.as_ref().map(|m| m.snippet.as_str()),

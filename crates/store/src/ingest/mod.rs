@@ -599,10 +599,18 @@ pub(crate) fn write_records(tx: &Transaction<'_>, row: i64, s: &Session) -> rusq
     tx.execute("DELETE FROM files WHERE session = ?1", [row])?;
     tx.execute("DELETE FROM commands WHERE session = ?1", [row])?;
     let mut files = tx.prepare(
-        "INSERT INTO files (session, position, path, action, timestamp) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO files (session, position, path, action, timestamp, text)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
     for (i, f) in s.files.iter().enumerate() {
-        files.execute(params![row, i as i64, f.path, f.action, f.timestamp_ms])?;
+        files.execute(params![
+            row,
+            i as i64,
+            f.path,
+            f.action,
+            f.timestamp_ms,
+            f.text
+        ])?;
     }
     let mut commands = tx.prepare(
         "INSERT INTO commands (session, position, command, origin, timestamp, outcome, exit_code)

@@ -593,6 +593,7 @@ fn files_and_commands_are_replaced_not_appended() {
         path: "src/main.rs".into(),
         action: "edit",
         timestamp_ms: 0,
+        text: None,
     }];
     for _ in 0..2 {
         store.apply(&file("/t"), &[s.clone()]).unwrap();

@@ -266,6 +266,10 @@ pub struct Tool {
     pub file: Option<Pointer>,
     /// An array of files it touched.
     pub files: Option<Pointer>,
+    /// What the edit wrote into its file (a tool's new text, or the whole
+    /// content it wrote): the string here, kept with each file record of
+    /// the call, for `deja blame FILE:LINE`.
+    pub text: Option<Pointer>,
     /// In each element of the `commands` or `files` array, where the value
     /// is (default: the element is the string).
     pub item: Option<Pointer>,

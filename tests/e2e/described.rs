@@ -73,7 +73,7 @@ fn the_opencode_reader_is_built_in_and_written_only_in_toml() {
     let opencode = by_harness(&list, "opencode");
     assert_eq!(opencode["status"], "loaded", "{opencode:#}");
     assert_eq!(opencode["origin"], "bundled");
-    assert_eq!(opencode["abi"], "1.2");
+    assert_eq!(opencode["abi"], "1.3");
     assert!(
         opencode["path"]
             .as_str()

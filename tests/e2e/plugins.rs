@@ -27,11 +27,11 @@ fn by_file<'a>(list: &'a Value, file: &str) -> &'a Value {
 fn bundled_readers_are_loaded() {
     let sb = Sandbox::new();
     let list = sb.ok(&["plugins", "--json"]).json();
-    assert_eq!(list["abi"], "1.2");
+    assert_eq!(list["abi"], "1.3");
     for harness in ["aider", "gemini", "claude", "codex", "qwen"] {
         let p = plugin(&list, "harness", harness);
         assert_eq!(p["status"], "loaded", "{p:#}");
-        assert_eq!(p["abi"], "1.2");
+        assert_eq!(p["abi"], "1.3");
         assert_eq!(p["origin"], "bundled");
         assert_eq!(p["name"], harness);
     }

@@ -109,7 +109,7 @@ impl BenchEnv {
     /// Bytes on disk of the index database and the vector index.
     pub fn store_size(&self) -> u64 {
         let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-        size(&self.database()) + size(&self.vectors())
+        size(&self.database()) + deja_store::vectors::disk_bytes(&self.vectors()).unwrap_or(0)
     }
 
     /// A command for deja in this HOME with a clean environment.

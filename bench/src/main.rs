@@ -339,6 +339,7 @@ fn main() -> Result<()> {
         } => {
             let s = scale::run(&deja, *messages, *cold_runs, home.as_deref())?;
             print!("{}", report::scale_table(std::slice::from_ref(&s)));
+            print!("{}", scale::vector_table(std::slice::from_ref(&s)));
         }
         Cmd::Mcp { home, rounds } => print!("{}", mcp::measure(&deja, home, *rounds)?),
         Cmd::Ui { home, rounds } => print!("{}", ui::measure(&deja, home, *rounds)?),

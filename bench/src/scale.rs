@@ -9,6 +9,12 @@
 //! query: cold `deja recall` processes and in-process search. The vectors say
 //! nothing about quality; random vectors are the hard case for the HNSW
 //! search, so latency is if anything overstated.
+//!
+//! The vector sync runs as a process of its own (`deja-bench-sync`), twice:
+//! first with a segment size above the highest chunk id, which gives the
+//! single file of earlier versions, then with the default segments; after
+//! each, `deja forget` removes one session, so that the cost of erasure is
+//! measured under both layouts on the same store.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -37,6 +43,20 @@ pub struct Scale {
     pub reindex: Cost,
     /// Writing the synthetic vectors and building the vector index.
     pub fill: Duration,
+    /// The vector sync writing the index as one file (earlier versions).
+    pub sync_single: Cost,
+    /// `deja forget` of one session with the index as one file.
+    pub forget_single: Cost,
+    /// The vector sync writing the index as segments of
+    /// [`vectors::SEGMENT_SIZE`] chunk ids.
+    pub sync_segmented: Cost,
+    /// `deja forget` of one session with the index in segments.
+    pub forget_segmented: Cost,
+    /// Segment files, and how many the segmented forget rewrote.
+    pub segments: (usize, usize),
+    /// Bytes on disk: SQLite tables and indexes, the full-text indexes,
+    /// the vector files.
+    pub disk_split: (u64, u64, u64),
     /// Cold hybrid `deja recall` processes: (p50 ms, p95 ms, peak RSS bytes).
     pub cold: (f64, f64, u64),
     /// Cold `deja recall --mode lexical` processes: (p50 ms, p95 ms, peak RSS bytes).
@@ -63,8 +83,20 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) 
     let reindex = env.run(&["index"])?;
 
     let started = Instant::now();
-    let units = fill_vectors(&env.database(), &env.vectors())?;
-    let fill = started.elapsed();
+    let units = fill_units(&env.database())?;
+    let written = started.elapsed();
+    let sync_single = timed_sync(&env, Some(i64::MAX / 2))?;
+    let forget_single = forget_one(&env, 1)?;
+    let sync_segmented = timed_sync(&env, Some(vectors::SEGMENT_SIZE))?;
+    let fill = written + sync_segmented.wall;
+    let before = segment_bytes(&env.vectors());
+    let forget_segmented = forget_one(&env, 2)?;
+    let after = segment_bytes(&env.vectors());
+    let rewritten = before
+        .iter()
+        .filter(|(n, stamp)| after.iter().find(|(m, _)| m == n).map(|(_, s)| s) != Some(stamp))
+        .count();
+    let segments = (after.len(), rewritten);
 
     // Embeddings on again: this run finds nothing to embed and derives the
     // fast-loading query model, as a user's first `deja index` would have.
@@ -89,12 +121,19 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) 
     let mcp = crate::mcp::server_latency(&env, 3)?;
     let hook = crate::mcp::hook_latency(&env, &project, cold_runs)?;
     let failure_hook = crate::mcp::failure_hook_latency(&env, generate::CORPUS_ERROR, cold_runs)?;
+    let disk_split = disk_split(&env.database(), &env.vectors())?;
     Ok(Scale {
         stored,
         units,
         index,
         reindex,
         fill,
+        sync_single,
+        forget_single,
+        sync_segmented,
+        forget_segmented,
+        segments,
+        disk_split,
         cold,
         cold_lexical,
         warm,
@@ -108,6 +147,18 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) 
 /// Gives every message its real embedding units, each with a synthetic
 /// vector, recorded under the real model's id, and syncs the vector index.
 pub fn fill_vectors(database: &Path, vector_path: &Path) -> Result<usize> {
+    let count = fill_units(database)?;
+    let store = Store::open(database)?;
+    let known = Embedder::load(&settings()?, None)?.known();
+    vectors::sync(&store, vector_path, &known.id, known.dims)
+        .context("building the vector index")?;
+    Ok(count)
+}
+
+/// Gives every message its real embedding units, each with a synthetic
+/// vector, recorded under the real model's id; the vector index is left
+/// behind. Returns how many units.
+pub fn fill_units(database: &Path) -> Result<usize> {
     let mut store = Store::open(database)?;
     let embedder = Embedder::load(&settings()?, None)?;
     let known = embedder.known();
@@ -141,9 +192,133 @@ pub fn fill_vectors(database: &Path, vector_path: &Path) -> Result<usize> {
         store.add_units(&known.id, &new, &units)?;
     }
     drop(embedder);
-    vectors::sync(&store, vector_path, &known.id, known.dims)
-        .context("building the vector index")?;
     Ok(count)
+}
+
+/// Runs `program` with `args` under `/usr/bin/time` (when there is one):
+/// its wall time and peak RSS.
+fn timed(program: &Path, args: &[&std::ffi::OsStr]) -> Result<Cost> {
+    let rss_file = tempfile::NamedTempFile::new()?;
+    let gnu_time = Path::new("/usr/bin/time");
+    let mut cmd = if gnu_time.is_file() {
+        let mut c = std::process::Command::new(gnu_time);
+        c.arg("-f")
+            .arg("%M")
+            .arg("-o")
+            .arg(rss_file.path())
+            .arg(program);
+        c
+    } else {
+        std::process::Command::new(program)
+    };
+    cmd.args(args).stdout(std::process::Stdio::null());
+    let started = Instant::now();
+    let status = cmd
+        .status()
+        .with_context(|| format!("running {}", program.display()))?;
+    let wall = started.elapsed();
+    anyhow::ensure!(status.success(), "{} failed: {status}", program.display());
+    let kb: u64 = std::fs::read_to_string(rss_file.path())
+        .ok()
+        .and_then(|s| s.lines().last().and_then(|l| l.trim().parse().ok()))
+        .unwrap_or(0);
+    Ok(Cost {
+        wall,
+        peak_rss: kb * 1024,
+    })
+}
+
+/// The vector sync as a process of its own (`deja-bench-sync`, beside this
+/// binary) with segment size `size`.
+fn timed_sync(env: &BenchEnv, size: Option<i64>) -> Result<Cost> {
+    let exe = std::env::current_exe()?;
+    let sync = exe.with_file_name("deja-bench-sync");
+    anyhow::ensure!(
+        sync.is_file(),
+        "{} is missing: build the deja-bench package",
+        sync.display()
+    );
+    let database = env.database();
+    let path = env.vectors();
+    let size_text = size.map(|s| s.to_string());
+    let mut args: Vec<&std::ffi::OsStr> = vec![database.as_os_str(), path.as_os_str()];
+    if let Some(s) = &size_text {
+        args.push(std::ffi::OsStr::new(s));
+    }
+    timed(&sync, &args)
+}
+
+/// `deja forget --yes` of the session at `nth` in the middle of the
+/// history (counted from there, so that two calls take two sessions).
+fn forget_one(env: &BenchEnv, nth: i64) -> Result<Cost> {
+    let id: String = {
+        let conn = rusqlite::Connection::open(env.database())?;
+        conn.query_row(
+            "SELECT native_id FROM sessions ORDER BY id
+             LIMIT 1 OFFSET (SELECT count(*) / 2 FROM sessions) + ?1",
+            [nth],
+            |r| r.get(0),
+        )?
+    };
+    env.run(&["forget", "--yes", &id])
+}
+
+/// Each segment file's number, size and modification time.
+fn segment_bytes(path: &Path) -> Vec<(usize, (u64, Option<std::time::SystemTime>))> {
+    vectors::file_stamps(path)
+        .into_iter()
+        .map(|(n, size, modified)| (n, (size, modified)))
+        .collect()
+}
+
+/// Bytes on disk of the SQLite tables and their indexes, of the full-text
+/// indexes (FTS5 tables and their shadow tables), and of the vector files.
+fn disk_split(database: &Path, vector_path: &Path) -> Result<(u64, u64, u64)> {
+    let conn = rusqlite::Connection::open(database)?;
+    let mut stmt = conn.prepare("SELECT name, sum(pgsize) FROM dbstat GROUP BY name")?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
+    let (mut tables, mut fts) = (0u64, 0u64);
+    for row in rows {
+        let (name, bytes) = row?;
+        if name.contains("_fts") {
+            fts += bytes as u64;
+        } else {
+            tables += bytes as u64;
+        }
+    }
+    Ok((tables, fts, vectors::disk_bytes(vector_path).unwrap_or(0)))
+}
+
+/// The vector index's own table at each size: the sync as one file and in
+/// segments (wall time, peak RSS), `deja forget` of one session under each,
+/// and the store on disk per message, split.
+pub fn vector_table(rows: &[Scale]) -> String {
+    let mb = |b: u64| b as f64 / 1_048_576.0;
+    let mut out = String::from(
+        "\n| messages | units | segments | sync as one file s / peak RSS MB | sync in segments s / peak RSS MB | forget one session, one file s / peak RSS MB | forget one session, segments s / peak RSS MB | segments rewritten | disk per message: tables / FTS / vectors bytes |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for s in rows {
+        let per = |b: u64| b as f64 / s.stored.max(1) as f64;
+        out.push_str(&format!(
+            "| {} | {} | {} | {:.1} / {:.0} | {:.1} / {:.0} | {:.2} / {:.0} | {:.2} / {:.0} | {} | {:.0} / {:.0} / {:.0} |\n",
+            s.stored,
+            s.units,
+            s.segments.0,
+            s.sync_single.wall.as_secs_f64(),
+            mb(s.sync_single.peak_rss),
+            s.sync_segmented.wall.as_secs_f64(),
+            mb(s.sync_segmented.peak_rss),
+            s.forget_single.wall.as_secs_f64(),
+            mb(s.forget_single.peak_rss),
+            s.forget_segmented.wall.as_secs_f64(),
+            mb(s.forget_segmented.peak_rss),
+            s.segments.1,
+            per(s.disk_split.0),
+            per(s.disk_split.1),
+            per(s.disk_split.2),
+        ));
+    }
+    out
 }
 
 /// A vector uniform on the unit sphere (normalized Gaussian components).

@@ -188,7 +188,7 @@ fn store_report<'a>(
         sessions_without_source: None,
         transcripts: None,
         vectors: out::Vectors {
-            bytes: size(&vectors),
+            bytes: deja_store::vectors::disk_bytes(&vectors),
             count: deja_store::vectors::file_count(&vectors),
             in_sync: None,
             path: vectors.clone(),
@@ -241,11 +241,21 @@ fn store_report<'a>(
         }
     }
     #[cfg(unix)]
-    for (path, want) in [
-        (&app.paths.data_dir, 0o700),
-        (&db, 0o600),
-        (&app.paths.vectors(), 0o600),
-    ] {
+    let mut private = vec![
+        (app.paths.data_dir.clone(), 0o700),
+        (db.clone(), 0o600),
+        (app.paths.vectors(), 0o600),
+    ];
+    #[cfg(unix)]
+    private.extend(
+        deja_store::vectors::segment_files(&app.paths.vectors())
+            .into_iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(_, f)| (f, 0o600)),
+    );
+    #[cfg(unix)]
+    for (path, want) in &private {
+        let (path, want) = (path, *want);
         if let Some(m) = mode(path) {
             if m & 0o077 != 0 {
                 problems.push(Problem {

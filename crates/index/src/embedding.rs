@@ -197,7 +197,7 @@ fn page_size(n: u32) -> usize {
 /// (call it after dropping the embedder, so their memory does not add up).
 pub fn sync_vectors(store: &Store, vectors_path: &Path, known: &Known) -> Result<(), PassError> {
     if !vectors::in_sync(store, vectors_path)? {
-        vectors::sync(store, vectors_path, &known.id, known.dims)?;
+        vectors::sync_with(store, vectors_path, &known.id, known.dims, None)?;
     }
     Ok(())
 }

@@ -104,14 +104,13 @@ pub struct Engine {
     aside: Option<Store>,
 }
 
-/// What identifies one saved vector index file: the store's watermark and
-/// the file's size and modification time. A sync that saves a new file
+/// What identifies the saved vector index: the store's watermark and each
+/// segment file's size and modification time. A sync that saves a new file
 /// changes at least one of them, so a cached view is replaced when stale.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct IndexFile {
     watermark: i64,
-    size: u64,
-    modified: Option<std::time::SystemTime>,
+    files: Vec<(usize, u64, Option<std::time::SystemTime>)>,
 }
 
 /// Checks, without loading the model, that semantic ranking can run: the
@@ -497,11 +496,9 @@ fn prepare_vectors<'c>(
     cache: &'c mut Option<(IndexFile, Option<VectorIndex>)>,
     stamp: &ModelStamp,
 ) -> Result<Prepared<'c>, RecallError> {
-    let meta = std::fs::metadata(vectors_path).ok();
     let file = IndexFile {
         watermark: vectors::watermark(store)?,
-        size: meta.as_ref().map_or(0, |m| m.len()),
-        modified: meta.and_then(|m| m.modified().ok()),
+        files: vectors::file_stamps(vectors_path),
     };
     if cache.as_ref().is_none_or(|(known, _)| *known != file) {
         let opened = VectorIndex::open(vectors_path, stamp.dims, true);

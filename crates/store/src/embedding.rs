@@ -121,7 +121,7 @@ impl Store {
     }
 
     /// Drops every embedding unit (their vectors stay cached, to be reused if
-    /// the model comes back) and the vector index file at `vectors_path`:
+    /// the model comes back) and the vector index files at `vectors_path`:
     /// units of another model cannot mix. Vectors of texts dropped before
     /// are pruned first ([`Store::prune_embeddings`]).
     pub fn reset_units(&self, vectors_path: &std::path::Path) -> Result<()> {
@@ -132,7 +132,7 @@ impl Store {
                  DELETE FROM vector_trash; DELETE FROM dropped_units;",
             )
             .map_err(|e| self.wrap(e))?;
-        let _ = std::fs::remove_file(vectors_path);
+        let _ = crate::vectors::remove_files(vectors_path);
         self.set_meta(crate::vectors::WATERMARK, "0")
     }
 

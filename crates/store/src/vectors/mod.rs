@@ -1,26 +1,50 @@
-//! The vector index: a usearch HNSW index of embedding units, keyed by the
+//! The vector index: usearch HNSW indexes of embedding units, keyed by the
 //! `chunks` rowids of SQLite, which stays the source of truth.
 //!
-//! The index file is saved atomically (temp file, fsync, rename), so a reader
-//! that has it open keeps its old copy. SQLite records the highest chunk id the
-//! saved file holds (`vectors_watermark`) and, in `vector_trash`, the keys
-//! deleted since. Syncing adds every chunk above the watermark (its vector comes
-//! from the `embeddings` table), removes the trash, saves, then moves the
-//! watermark. A crash before the rename leaves the file behind SQLite; one
-//! between the rename and the watermark leaves it ahead (it holds chunks the
-//! watermark does not count yet). Either way the next sync catches up: adding
-//! a chunk the file holds replaces it. A file that disagrees in a way syncing
-//! cannot explain (wrong size or shape, unreadable) is rebuilt from SQLite.
+//! The index is cut into segments by chunk id: segment `i` holds the units
+//! with ids `i·S+1 ..= (i+1)·S`, where `S` is the segment size recorded in
+//! the store (`vectors_segment_size`, [`SEGMENT_SIZE`] unless a caller chose
+//! another). Each segment is its own file: the first keeps the index's name
+//! (`vectors.usearch`), the next are `vectors.1.usearch`, `vectors.2.usearch`,
+//! and so on. Chunk ids only grow, so new units go to the last segment; the
+//! others are sealed. A sync loads one segment at a time (the one it adds
+//! to, or one that lost units), so its memory is that of one segment however
+//! long the history; readers view (memory-map) every segment and merge each
+//! one's nearest keys.
+//!
+//! Each file is saved atomically (temp file, fsync, rename), so a reader that
+//! has it open keeps its old copy. SQLite records the highest chunk id the
+//! saved files hold (`vectors_watermark`) and, in `vector_trash`, the keys
+//! deleted since. Syncing walks the segments that have work in id order: it
+//! removes that segment's trashed keys and adds its chunks above the
+//! watermark (their vectors come from the `embeddings` table), saves the
+//! file, then moves the watermark to the end of the segment (or to the
+//! highest chunk) and clears that segment's trash. A crash before a rename
+//! leaves the files behind SQLite; one between a rename and the watermark
+//! leaves a file ahead (it holds chunks the watermark does not count yet).
+//! Either way the next sync catches up: adding a chunk a file holds replaces
+//! it, removing one it lacks does nothing. A segment file that disagrees in a
+//! way syncing cannot explain (missing, wrong size or shape, unreadable) is
+//! rebuilt from SQLite, alone.
 //!
 //! usearch's `remove` only marks a slot free: the vector stays in memory and
 //! `save` writes it to the file. That is fine for units dropped because their
 //! message grew, but not for text that is being erased. So forgetting,
 //! retracting a pulled session and re-reading under new redaction settings
-//! mark the file for a rebuild (`vectors_rebuild`, set in the transaction that
-//! removes the text), and the next sync writes a new file from the
-//! `embeddings` table, holding no freed slot.
+//! mark the index for a rebuild (`vectors_rebuild`, set in the transaction
+//! that removes the text, whose units' keys go to `vector_trash` in the same
+//! transaction), and the next sync writes a new file, from the `embeddings`
+//! table, for every segment that held one of the trashed keys: no freed slot
+//! keeps an erased vector, and the segments that held none are not touched.
+//! The mark is cleared once every such segment is rewritten.
+//!
+//! A store whose index predates segments (one file, no recorded segment
+//! size) is migrated by its next sync: the segments are written from the
+//! `embeddings` table (nothing is embedded again), the later ones first and
+//! the first (which replaces the old file) last, so that a reader meanwhile
+//! finds every vector, some twice (searches keep each key once).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -29,13 +53,23 @@ use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
 use crate::Store;
 
-/// Meta key: highest chunk id in the saved index file.
+/// Meta key: highest chunk id in the saved index files.
 pub(crate) const WATERMARK: &str = "vectors_watermark";
-/// Meta key: the file must be rebuilt, since it may hold vectors of erased
-/// text in freed slots (see the module documentation).
+/// Meta key: the segments that held trashed keys must be rebuilt, since
+/// they may hold vectors of erased text in freed slots (see the module
+/// documentation).
 pub(crate) const REBUILD: &str = "vectors_rebuild";
-/// Meta key: the scalar kind of the saved file.
+/// Meta key: the scalar kind of the saved files.
 const QUANTIZATION: &str = "vectors_quantization";
+/// Meta key: how many chunk ids a segment spans.
+const SEGMENT_SIZE_KEY: &str = "vectors_segment_size";
+
+/// How many chunk ids a segment spans unless a store records another size:
+/// about 180 MB while a sync loads one (f16 vectors of 384 dimensions and
+/// their graph take about 920 bytes a unit: 164 MB for 178k units at 100k
+/// messages, see BENCHMARKS.md), and nine segments to search at a million
+/// messages (1.8 million units).
+pub const SEGMENT_SIZE: i64 = 200_000;
 
 /// Errors of the vector index.
 #[derive(Debug, thiserror::Error)]
@@ -71,14 +105,139 @@ fn options(dims: usize) -> IndexOptions {
     }
 }
 
-/// A vector index in memory (loaded or viewed).
+/// The vector index in memory: its segments, loaded or viewed.
 pub struct VectorIndex {
+    segments: Vec<Segment>,
+}
+
+impl VectorIndex {
+    /// An empty index of one segment for `dims`-dimensional vectors, to be
+    /// saved at `path`.
+    pub fn empty(path: &Path, dims: usize) -> Result<VectorIndex> {
+        Ok(VectorIndex {
+            segments: vec![Segment::empty(path, dims)?],
+        })
+    }
+
+    /// Opens the segment files of the index at `path` if each has the
+    /// expected shape; `None` if there is none or one does not match (the
+    /// caller falls back on the stored vectors).
+    pub fn open(path: &Path, dims: usize, view: bool) -> Option<VectorIndex> {
+        let mut segments = Vec::new();
+        for (_, file) in segment_files(path) {
+            match Segment::open(&file, dims, view) {
+                Some(s) => segments.push(s),
+                // Removed since it was listed (a sync dropped an empty
+                // segment): nothing of it is missed.
+                None if !file.exists() => {}
+                None => return None,
+            }
+        }
+        if segments.is_empty() {
+            return None;
+        }
+        Some(VectorIndex { segments })
+    }
+
+    /// Number of vectors.
+    pub fn len(&self) -> usize {
+        self.segments.iter().map(Segment::len).sum()
+    }
+
+    /// Whether it holds no vector.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many segment files it was opened from.
+    pub fn segment_count(&self) -> usize {
+        self.segments.len()
+    }
+
+    /// Whether `key` is present.
+    pub fn contains(&self, key: u64) -> bool {
+        self.segments.iter().any(|s| s.contains(key))
+    }
+
+    /// Copies the vector of `key` into `buf`; false when absent.
+    pub fn vector(&self, key: u64, buf: &mut Vec<f32>) -> bool {
+        self.segments.iter().any(|s| s.vector(key, buf))
+    }
+
+    /// The bytes the index stores for `key` (its scalars, little-endian
+    /// [`SCALAR`]), as they are laid out in its segment's file; `None` when
+    /// absent.
+    pub fn stored_bytes(&self, key: u64) -> Option<Vec<u8>> {
+        self.segments.iter().find_map(|s| s.stored_bytes(key))
+    }
+
+    /// Adds (or replaces) the vector of `key`, in the last segment.
+    pub fn add(&mut self, key: u64, vector: &[f32]) -> Result<()> {
+        for s in &mut self.segments {
+            s.remove(key)?;
+        }
+        match self.segments.last_mut() {
+            Some(last) => last.add(key, vector),
+            None => Ok(()),
+        }
+    }
+
+    /// Removes `key` if present.
+    pub fn remove(&mut self, key: u64) -> Result<()> {
+        for s in &mut self.segments {
+            s.remove(key)?;
+        }
+        Ok(())
+    }
+
+    /// The `k` nearest keys to `query` with their cosine similarity: each
+    /// segment's `k` nearest, merged.
+    pub fn search(&self, query: &[f32], k: usize) -> Result<Vec<(u64, f32)>> {
+        let mut found = Vec::new();
+        for s in &self.segments {
+            found.extend(s.search(query, k)?);
+        }
+        Ok(merge(found, k))
+    }
+
+    /// The `k` nearest keys among those `allowed` accepts.
+    pub fn filtered_search(
+        &self,
+        query: &[f32],
+        k: usize,
+        allowed: impl Fn(u64) -> bool,
+    ) -> Result<Vec<(u64, f32)>> {
+        let mut found = Vec::new();
+        for s in &self.segments {
+            found.extend(s.filtered_search(query, k, &allowed)?);
+        }
+        Ok(merge(found, k))
+    }
+
+    /// Saves every segment atomically (see [`Segment::save_atomic`]).
+    pub fn save_atomic(&self) -> Result<()> {
+        self.segments.iter().try_for_each(Segment::save_atomic)
+    }
+}
+
+/// The `k` most similar of `found`, each key once (a reader that opened the
+/// files while a sync moved units between them may see a key twice).
+fn merge(mut found: Vec<(u64, f32)>, k: usize) -> Vec<(u64, f32)> {
+    found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut seen = BTreeSet::new();
+    found.retain(|(key, _)| seen.insert(*key));
+    found.truncate(k);
+    found
+}
+
+/// One segment file in memory (loaded or viewed).
+pub(crate) struct Segment {
     index: Index,
     path: PathBuf,
     dims: usize,
 }
 
-impl VectorIndex {
+impl Segment {
     fn err(&self, e: impl std::fmt::Display) -> VectorError {
         VectorError::Index {
             path: self.path.clone(),
@@ -87,12 +246,12 @@ impl VectorIndex {
     }
 
     /// An empty index for `dims`-dimensional vectors, to be saved at `path`.
-    pub fn empty(path: &Path, dims: usize) -> Result<VectorIndex> {
+    pub(crate) fn empty(path: &Path, dims: usize) -> Result<Segment> {
         let index = Index::new(&options(dims)).map_err(|e| VectorError::Index {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        Ok(VectorIndex {
+        Ok(Segment {
             index,
             path: path.to_path_buf(),
             dims,
@@ -101,7 +260,7 @@ impl VectorIndex {
 
     /// Opens the file at `path` if it has the expected shape; `None` if it is
     /// missing or does not match (the caller rebuilds).
-    pub fn open(path: &Path, dims: usize, view: bool) -> Option<VectorIndex> {
+    pub(crate) fn open(path: &Path, dims: usize, view: bool) -> Option<Segment> {
         let text = path.to_str()?;
         if !path.is_file() {
             return None;
@@ -118,7 +277,7 @@ impl VectorIndex {
         };
         loaded.ok()?;
         index.change_expansion_search(64);
-        Some(VectorIndex {
+        Some(Segment {
             index,
             path: path.to_path_buf(),
             dims,
@@ -126,29 +285,29 @@ impl VectorIndex {
     }
 
     /// Number of vectors.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.index.size()
     }
 
     /// Whether it holds no vector.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Whether `key` is present.
-    pub fn contains(&self, key: u64) -> bool {
+    pub(crate) fn contains(&self, key: u64) -> bool {
         self.index.contains(key)
     }
 
     /// Copies the vector of `key` into `buf`; false when absent.
-    pub fn vector(&self, key: u64, buf: &mut Vec<f32>) -> bool {
+    pub(crate) fn vector(&self, key: u64, buf: &mut Vec<f32>) -> bool {
         buf.resize(self.dims, 0.0);
         matches!(self.index.get(key, &mut buf[..]), Ok(n) if n > 0)
     }
 
     /// The bytes the index stores for `key` (its scalars, little-endian
     /// [`SCALAR`]), as they are laid out in the saved file; `None` when absent.
-    pub fn stored_bytes(&self, key: u64) -> Option<Vec<u8>> {
+    pub(crate) fn stored_bytes(&self, key: u64) -> Option<Vec<u8>> {
         let mut halves = vec![0i16; self.dims];
         let found = self
             .index
@@ -160,7 +319,7 @@ impl VectorIndex {
     }
 
     /// Adds (or replaces) the vector of `key`.
-    pub fn add(&mut self, key: u64, vector: &[f32]) -> Result<()> {
+    pub(crate) fn add(&mut self, key: u64, vector: &[f32]) -> Result<()> {
         if vector.len() != self.dims {
             return Err(self.err(format!(
                 "vector of {} dimensions for an index of {}",
@@ -179,7 +338,7 @@ impl VectorIndex {
     }
 
     /// Removes `key` if present.
-    pub fn remove(&mut self, key: u64) -> Result<()> {
+    pub(crate) fn remove(&mut self, key: u64) -> Result<()> {
         if self.index.contains(key) {
             self.index.remove(key).map_err(|e| self.err(e))?;
         }
@@ -187,7 +346,7 @@ impl VectorIndex {
     }
 
     /// The `k` nearest keys to `query` with their cosine similarity.
-    pub fn search(&self, query: &[f32], k: usize) -> Result<Vec<(u64, f32)>> {
+    pub(crate) fn search(&self, query: &[f32], k: usize) -> Result<Vec<(u64, f32)>> {
         if self.is_empty() || k == 0 {
             return Ok(Vec::new());
         }
@@ -200,7 +359,7 @@ impl VectorIndex {
     }
 
     /// The `k` nearest keys among those `allowed` accepts.
-    pub fn filtered_search(
+    pub(crate) fn filtered_search(
         &self,
         query: &[f32],
         k: usize,
@@ -222,7 +381,7 @@ impl VectorIndex {
 
     /// Writes the index next to its path and renames it into place, so readers
     /// never see a partial file.
-    pub fn save_atomic(&self) -> Result<()> {
+    pub(crate) fn save_atomic(&self) -> Result<()> {
         let dir = self.path.parent().unwrap_or(Path::new("."));
         let tmp = dir.join(format!(
             "{}{}",
@@ -246,8 +405,112 @@ impl VectorIndex {
     }
 }
 
-/// The name prefix of the temporary copies [`VectorIndex::save_atomic`]
-/// writes beside the index file at `path` (`.<name>.tmp-`, then a pid).
+/// The file of segment `n` of the index at `path`: `path` itself for the
+/// first, `<stem>.<n>.<extension>` beside it for the others.
+pub fn segment_path(path: &Path, n: usize) -> PathBuf {
+    if n == 0 {
+        return path.to_path_buf();
+    }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}.{n}.{}", ext.to_string_lossy()),
+        None => format!("{stem}.{n}"),
+    };
+    path.with_file_name(name)
+}
+
+/// Which segment of the index at `path` a file called `name` is, if any.
+fn segment_of_name(path: &Path, name: &str) -> Option<usize> {
+    let base = path.file_name()?.to_string_lossy();
+    if name == base {
+        return Some(0);
+    }
+    let stem = path.file_stem()?.to_string_lossy();
+    let rest = name.strip_prefix(&*stem)?.strip_prefix('.')?;
+    let number = match path.extension() {
+        Some(ext) => rest.strip_suffix(&*format!(".{}", ext.to_string_lossy()))?,
+        None => rest,
+    };
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) || number.starts_with('0') {
+        return None;
+    }
+    number.parse().ok().filter(|n| *n > 0)
+}
+
+/// The segment files of the index at `path` that exist, by segment number.
+pub fn segment_files(path: &Path) -> Vec<(usize, PathBuf)> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<(usize, PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| {
+            let name = e.file_name();
+            let n = segment_of_name(path, &name.to_string_lossy())?;
+            Some((n, segment_path(path, n)))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Removes every segment file of the index at `path`.
+pub fn remove_files(path: &Path) -> Result<()> {
+    for (_, file) in segment_files(path) {
+        match std::fs::remove_file(&file) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(VectorError::Index {
+                    path: file,
+                    message: e.to_string(),
+                })
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The bytes the segment files of the index at `path` take on disk; `None`
+/// when there is none.
+pub fn disk_bytes(path: &Path) -> Option<u64> {
+    let files = segment_files(path);
+    if files.is_empty() {
+        return None;
+    }
+    Some(
+        files
+            .iter()
+            .filter_map(|(_, f)| std::fs::metadata(f).ok())
+            .map(|m| m.len())
+            .sum(),
+    )
+}
+
+/// Size and modification time of each segment file of the index at `path`:
+/// a reader that keeps the index open reopens it when these change.
+pub fn file_stamps(path: &Path) -> Vec<(usize, u64, Option<std::time::SystemTime>)> {
+    segment_files(path)
+        .into_iter()
+        .filter_map(|(n, f)| {
+            let m = std::fs::metadata(f).ok()?;
+            Some((n, m.len(), m.modified().ok()))
+        })
+        .collect()
+}
+
+/// The name prefix of the temporary copies [`Segment::save_atomic`] writes
+/// beside the segment file at `path` (`.<name>.tmp-`, then a pid).
 fn temporary_prefix(path: &Path) -> String {
     format!(
         ".{}.tmp-",
@@ -257,13 +520,13 @@ fn temporary_prefix(path: &Path) -> String {
     )
 }
 
-/// Removes temporary copies of the index file at `path` left by a writer
-/// that died while saving (`kill -9`, a crash, power loss). Only the writer
-/// saves the index, so the caller must hold the writer lock: then every such
-/// file is stale. Returns how many were removed.
+/// Removes temporary copies of the segment files of the index at `path`
+/// left by a writer that died while saving (`kill -9`, a crash, power
+/// loss). Only the writer saves the index, so the caller must hold the
+/// writer lock: then every such file is stale. Returns how many were
+/// removed.
 pub fn remove_stale_temporaries(path: &Path) -> Result<usize> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let prefix = temporary_prefix(path);
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
@@ -278,10 +541,16 @@ pub fn remove_stale_temporaries(path: &Path) -> Result<usize> {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        let Some(pid) = name.strip_prefix(&prefix) else {
+        let Some((file, pid)) = name
+            .strip_prefix('.')
+            .and_then(|rest| rest.rsplit_once(".tmp-"))
+        else {
             continue;
         };
-        if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        if segment_of_name(path, file).is_none()
+            || pid.is_empty()
+            || !pid.bytes().all(|b| b.is_ascii_digit())
+        {
             continue;
         }
         if entry.file_type().is_ok_and(|t| t.is_file())
@@ -293,12 +562,34 @@ pub fn remove_stale_temporaries(path: &Path) -> Result<usize> {
     Ok(removed)
 }
 
-/// How many vectors the index file at `path` holds, read from its header
-/// without loading it; `None` when it is missing or unreadable.
+/// How many vectors the segment files of the index at `path` hold, read from
+/// their headers without loading them; `None` when there is none or one is
+/// unreadable.
 pub fn file_count(path: &Path) -> Option<usize> {
-    path.to_str()
+    let files = segment_files(path);
+    if files.is_empty() {
+        return None;
+    }
+    files.iter().map(|(_, f)| header_count(f)).sum()
+}
+
+fn header_count(file: &Path) -> Option<usize> {
+    file.to_str()
         .and_then(|p| Index::metadata(p).ok())
         .map(|m| m.count_present as usize)
+}
+
+/// Whether the header of the segment file `file` says it holds `count`
+/// vectors of `dims` dimensions (when known) in deja's shape.
+fn header_matches(file: &Path, dims: Option<u64>, count: i64) -> bool {
+    file.to_str()
+        .and_then(|p| Index::metadata(p).ok())
+        .is_some_and(|m| {
+            m.count_present as i64 == count
+                && dims.is_none_or(|d| d == m.dimensions)
+                && m.quantization == SCALAR
+                && !m.multi
+        })
 }
 
 /// Reads a stored vector blob (little-endian f32s).
@@ -325,117 +616,320 @@ pub fn watermark(store: &Store) -> Result<i64> {
         .unwrap_or(0))
 }
 
-/// Whether the saved index file already matches the store: it exists and
-/// is readable, holds exactly as many vectors as there are units, of the
-/// store's dimensions, no key waits for removal and no unit is above its
-/// watermark.
-pub fn in_sync(store: &Store, path: &Path) -> Result<bool> {
-    let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
-    let (chunks, trash, max): (i64, i64, i64) = store
-        .conn()
-        .query_row(
-            "SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM vector_trash),
-                    (SELECT coalesce(max(id), 0) FROM chunks)",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .map_err(sq)?;
-    if !path.is_file() {
-        return Ok(chunks == 0);
-    }
-    let Some(meta) = path.to_str().and_then(|p| Index::metadata(p).ok()) else {
-        return Ok(false);
-    };
-    let dims: Option<u64> = store.meta("embed_dims")?.and_then(|d| d.parse().ok());
-    Ok(meta.count_present as i64 == chunks
-        && dims.is_none_or(|d| d == meta.dimensions)
-        && trash == 0
-        && max <= watermark(store)?
-        && !rebuild_pending(store)?)
+/// The segment size the store's index files were written with; `None`
+/// before the first sync, or for a file that predates segments.
+pub fn segment_size(store: &Store) -> Result<Option<i64>> {
+    Ok(store
+        .meta(SEGMENT_SIZE_KEY)?
+        .and_then(|v| v.parse().ok())
+        .filter(|s: &i64| *s > 0))
 }
 
-/// Whether the file must be rebuilt before anything else is done with it:
-/// text was erased since it was saved (see the module documentation).
+/// The segment of chunk id `id` (ids start at 1).
+fn segment_of(id: i64, size: i64) -> usize {
+    ((id.max(1) - 1) / size) as usize
+}
+
+/// The chunk ids segment `n` spans: `(after, last]`.
+fn span(n: usize, size: i64) -> (i64, i64) {
+    let after = n as i64 * size;
+    (after, after + size)
+}
+
+/// What the store holds for the index: units per segment, trashed keys per
+/// segment, the highest chunk id.
+struct Census {
+    units: BTreeMap<usize, i64>,
+    trash: BTreeMap<usize, Vec<i64>>,
+    max_chunk: i64,
+}
+
+fn census(store: &Store, size: i64) -> Result<Census> {
+    let conn = store.conn();
+    let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
+    let mut units = BTreeMap::new();
+    {
+        let mut stmt = conn
+            .prepare("SELECT (id - 1) / ?1, count(*), max(id) FROM chunks GROUP BY 1")
+            .map_err(sq)?;
+        let rows = stmt
+            .query_map([size], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                ))
+            })
+            .map_err(sq)?;
+        let mut max_chunk = 0;
+        for row in rows {
+            let (n, count, max) = row.map_err(sq)?;
+            units.insert(n.max(0) as usize, count);
+            max_chunk = max_chunk.max(max);
+        }
+        let mut trash: BTreeMap<usize, Vec<i64>> = BTreeMap::new();
+        let mut stmt = conn.prepare("SELECT key FROM vector_trash").map_err(sq)?;
+        let keys = stmt.query_map([], |r| r.get::<_, i64>(0)).map_err(sq)?;
+        for key in keys {
+            let key = key.map_err(sq)?;
+            trash.entry(segment_of(key, size)).or_default().push(key);
+        }
+        Ok(Census {
+            units,
+            trash,
+            max_chunk,
+        })
+    }
+}
+
+/// Whether the saved index files already match the store: every segment
+/// that holds units has a readable file of the store's dimensions with
+/// exactly as many vectors, no key waits for removal, no unit is above the
+/// watermark and no rebuild is owed.
+pub fn in_sync(store: &Store, path: &Path) -> Result<bool> {
+    let Some(size) = segment_size(store)? else {
+        // Never synced, or a single file from before segments: in sync
+        // only while there is nothing to hold.
+        let chunks: i64 = store
+            .conn()
+            .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))
+            .map_err(|e| VectorError::Store(store.wrap(e)))?;
+        return Ok(chunks == 0);
+    };
+    let census = census(store, size)?;
+    if !census.trash.is_empty() || census.max_chunk > watermark(store)? || rebuild_pending(store)? {
+        return Ok(false);
+    }
+    let dims: Option<u64> = store.meta("embed_dims")?.and_then(|d| d.parse().ok());
+    if segment_files(path)
+        .iter()
+        .any(|(n, _)| *n > 0 && !census.units.contains_key(n))
+    {
+        return Ok(false);
+    }
+    Ok(census
+        .units
+        .iter()
+        .all(|(n, count)| header_matches(&segment_path(path, *n), dims, *count)))
+}
+
+/// Whether segments must be rebuilt before anything else is done with
+/// them: text was erased since they were saved (see the module
+/// documentation).
 pub fn rebuild_pending(store: &Store) -> Result<bool> {
     Ok(store.meta(REBUILD)?.is_some())
 }
 
-/// Brings the index file in line with the store: removes trashed keys, adds
-/// chunks above the watermark, rebuilds from scratch when the file is missing
-/// or inconsistent or text was erased since the last save, and saves
-/// atomically. `model` is the store's embedding model id; `dims` its
-/// dimensions.
-pub fn sync(store: &Store, path: &Path, model: &str, dims: usize) -> Result<VectorIndex> {
-    if rebuild_pending(store)? {
-        // A new file from the table: the old one may hold erased vectors
-        // in freed slots, which `remove` and `save` keep.
-        return sync_fresh(store, path, model, dims);
-    }
-    let conn = store.conn();
-    let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
-    let max_chunk: i64 = conn
-        .query_row("SELECT coalesce(max(id), 0) FROM chunks", [], |r| r.get(0))
-        .map_err(sq)?;
-    let chunk_count: i64 = conn
-        .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))
-        .map_err(sq)?;
-    let mark = watermark(store)?;
-    let quant_ok = store.meta(QUANTIZATION)?.as_deref() == Some(scalar_name());
-
-    let mut index = match VectorIndex::open(path, dims, false) {
-        Some(ix) if quant_ok && mark <= max_chunk => ix,
-        _ => VectorIndex::empty(path, dims)?,
-    };
-    let from = if index.is_empty() { 0 } else { mark };
-
-    // Remove what was deleted since the last save.
-    let trash: Vec<i64> = {
-        let mut stmt = conn.prepare("SELECT key FROM vector_trash").map_err(sq)?;
-        let rows = stmt.query_map([], |r| r.get(0)).map_err(sq)?;
-        rows.collect::<rusqlite::Result<_>>().map_err(sq)?
-    };
-    for key in &trash {
-        index.remove(*key as u64)?;
-    }
-
-    // Add what was embedded since.
-    add_embedded(store, &mut index, model, from)?;
-
-    // A file that still disagrees with SQLite is rebuilt.
-    if index.len() as i64 != chunk_count {
-        drop(index);
-        let _ = std::fs::remove_file(path);
-        store.set_meta(WATERMARK, "0")?;
-        return sync_fresh(store, path, model, dims);
-    }
-    index.save_atomic()?;
-    store.set_meta(WATERMARK, &max_chunk.to_string())?;
-    store.set_meta(QUANTIZATION, scalar_name())?;
-    if !trash.is_empty() {
-        // Only the writer (who holds the lock) adds to the trash.
-        conn.execute("DELETE FROM vector_trash", []).map_err(sq)?;
-    }
-    Ok(index)
+/// What [`sync`] did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct SyncReport {
+    /// Segments whose file was written anew from the `embeddings` table.
+    pub rebuilt: Vec<usize>,
+    /// Segments whose file was loaded, changed and saved.
+    pub updated: Vec<usize>,
 }
 
-fn sync_fresh(store: &Store, path: &Path, model: &str, dims: usize) -> Result<VectorIndex> {
-    let conn = store.conn();
+/// Brings the index files in line with the store (see the module
+/// documentation): per segment, removes trashed keys and adds chunks above
+/// the watermark, rewriting from the table a segment that held erased text
+/// or whose file is missing or inconsistent, and saves atomically. `model`
+/// is the store's embedding model id; `dims` its dimensions. Returns the
+/// index, viewed.
+pub fn sync(store: &Store, path: &Path, model: &str, dims: usize) -> Result<VectorIndex> {
+    sync_with(store, path, model, dims, None)?;
+    open_synced(path, dims)
+}
+
+/// [`sync`] with a segment size: `None` keeps the store's (or uses
+/// [`SEGMENT_SIZE`] for a store that has none); another size than the
+/// store's rewrites every segment. Returns what it did, opening nothing.
+pub fn sync_with(
+    store: &Store,
+    path: &Path,
+    model: &str,
+    dims: usize,
+    size: Option<i64>,
+) -> Result<SyncReport> {
+    let recorded = segment_size(store)?;
+    let quant_ok = store.meta(QUANTIZATION)?.as_deref() == Some(scalar_name());
+    let want = size.filter(|s| *s > 0).or(recorded).unwrap_or(SEGMENT_SIZE);
+    if recorded != Some(want) || !quant_ok {
+        return rewrite_all(store, path, model, dims, want);
+    }
+    let size = want;
+    let census = census(store, size)?;
+    let mark = watermark(store)?;
+    let erased = rebuild_pending(store)?;
     let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
-    let mut index = VectorIndex::empty(path, dims)?;
-    let max = add_embedded(store, &mut index, model, 0)?;
-    index.save_atomic()?;
-    store.set_meta(WATERMARK, &max.to_string())?;
+
+    // The segments with work: those with trash, those with units above the
+    // watermark, and those whose file disagrees with the store.
+    let mut work: BTreeSet<usize> = census.trash.keys().copied().collect();
+    if census.max_chunk > mark {
+        work.extend(segment_of(mark + 1, size)..=segment_of(census.max_chunk, size));
+    }
+    for (n, count) in &census.units {
+        if !header_matches(&segment_path(path, *n), Some(dims as u64), *count) {
+            work.insert(*n);
+        }
+    }
+    let mut report = SyncReport::default();
+    for n in work {
+        let (after, last) = span(n, size);
+        let file = segment_path(path, n);
+        let expected = census.units.get(&n).copied().unwrap_or(0);
+        let trash = census.trash.get(&n).map(Vec::as_slice).unwrap_or(&[]);
+        let fresh = erased && !trash.is_empty();
+        let mut saved = false;
+        if !fresh {
+            if let Some(mut segment) = Segment::open(&file, dims, false) {
+                for key in trash {
+                    segment.remove(*key as u64)?;
+                }
+                add_embedded(store, &mut segment, model, after.max(mark), last)?;
+                if segment.len() as i64 == expected {
+                    segment.save_atomic()?;
+                    report.updated.push(n);
+                    saved = true;
+                }
+            }
+        }
+        if !saved {
+            // A new file from the table: the old one may hold erased
+            // vectors in freed slots, which `remove` and `save` keep; or it
+            // disagrees with the store.
+            write_segment(store, path, model, dims, n, size, expected)?;
+            report.rebuilt.push(n);
+        }
+        if !trash.is_empty() {
+            conn_delete_trash(store, after, last)?;
+        }
+        if mark < census.max_chunk && last > mark {
+            let moved = last.min(census.max_chunk);
+            store.set_meta(WATERMARK, &moved.to_string())?;
+        }
+    }
+    remove_strays(path, &census)?;
+    if erased {
+        store
+            .conn()
+            .execute("DELETE FROM meta WHERE key = ?1", [REBUILD])
+            .map_err(sq)?;
+    }
+    Ok(report)
+}
+
+/// Removes the files of segments (other than the first) that hold no unit
+/// of the store: their sessions were forgotten, or they were left by a sync
+/// with another segment size.
+fn remove_strays(path: &Path, census: &Census) -> Result<()> {
+    for (n, file) in segment_files(path) {
+        if n > 0 && !census.units.contains_key(&n) {
+            match std::fs::remove_file(&file) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(VectorError::Index {
+                        path: file,
+                        message: e.to_string(),
+                    })
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn conn_delete_trash(store: &Store, after: i64, last: i64) -> Result<()> {
+    // Only the writer (who holds the lock) adds to the trash.
+    store
+        .conn()
+        .execute(
+            "DELETE FROM vector_trash WHERE key > ?1 AND key <= ?2",
+            [after, last],
+        )
+        .map_err(|e| VectorError::Store(store.wrap(e)))?;
+    Ok(())
+}
+
+/// Writes segment `n` anew from the `embeddings` table: an empty one is
+/// still written when it is the first (so that an index with no unit has a
+/// file) and otherwise its file is removed.
+fn write_segment(
+    store: &Store,
+    path: &Path,
+    model: &str,
+    dims: usize,
+    n: usize,
+    size: i64,
+    expected: i64,
+) -> Result<()> {
+    let (after, last) = span(n, size);
+    let file = segment_path(path, n);
+    if expected == 0 && n > 0 {
+        return match std::fs::remove_file(&file) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(VectorError::Index {
+                path: file,
+                message: e.to_string(),
+            }),
+        };
+    }
+    let mut segment = Segment::empty(&file, dims)?;
+    add_embedded(store, &mut segment, model, after, last)?;
+    segment.save_atomic()
+}
+
+/// Writes every segment anew with segment size `size`: for a store never
+/// synced, one from before segments, one synced with another size or
+/// scalar kind. The later segments first and the first (which may replace a
+/// single file holding every vector) last, so that a reader finds every
+/// vector meanwhile; the store records the size only once all are written,
+/// so a crash in between starts over.
+fn rewrite_all(
+    store: &Store,
+    path: &Path,
+    model: &str,
+    dims: usize,
+    size: i64,
+) -> Result<SyncReport> {
+    let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
+    store
+        .conn()
+        .execute("DELETE FROM meta WHERE key = ?1", [SEGMENT_SIZE_KEY])
+        .map_err(sq)?;
+    let census = census(store, size)?;
+    let last_segment = segment_of(census.max_chunk, size);
+    let mut report = SyncReport::default();
+    for n in (0..=last_segment).rev() {
+        let expected = census.units.get(&n).copied().unwrap_or(0);
+        write_segment(store, path, model, dims, n, size, expected)?;
+        report.rebuilt.push(n);
+    }
+    remove_strays(path, &census)?;
+    report.rebuilt.reverse();
+    store.set_meta(WATERMARK, &census.max_chunk.to_string())?;
     store.set_meta(QUANTIZATION, scalar_name())?;
+    store.set_meta(SEGMENT_SIZE_KEY, &size.to_string())?;
+    let conn = store.conn();
     conn.execute("DELETE FROM vector_trash", []).map_err(sq)?;
     conn.execute("DELETE FROM meta WHERE key = ?1", [REBUILD])
         .map_err(sq)?;
-    Ok(index)
+    Ok(report)
 }
 
-/// Adds to `index` the vector of every unit above row id `after` that has one
-/// under `model`, one row at a time (at 100k messages the vectors as f32
-/// blobs would be hundreds of MB held at once); returns the largest row id
-/// added, or `after`.
+/// The index after a sync, viewed; an empty one when there is no file.
+fn open_synced(path: &Path, dims: usize) -> Result<VectorIndex> {
+    match VectorIndex::open(path, dims, true) {
+        Some(index) => Ok(index),
+        None => VectorIndex::empty(path, dims),
+    }
+}
+
+/// Adds to `segment` the vector of every unit with a row id in
+/// `(after, last]` that has one under `model`, one row at a time (at 100k
+/// messages the vectors as f32 blobs would be hundreds of MB held at once).
 ///
 /// Units go in in the order the embedding passes walk the history (newest
 /// session first, its messages in order, each message's windows in order),
@@ -443,17 +937,28 @@ fn sync_fresh(store: &Store, path: &Path, model: &str, dims: usize) -> Result<Ve
 /// approximate search finds, is the same whether a long message got its
 /// windows in one pass or in two. For units embedded in one pass that order
 /// is their row ids'.
-fn add_embedded(store: &Store, index: &mut VectorIndex, model: &str, after: i64) -> Result<i64> {
+fn add_embedded(
+    store: &Store,
+    segment: &mut Segment,
+    model: &str,
+    after: i64,
+    last: i64,
+) -> Result<()> {
+    if after >= last {
+        return Ok(());
+    }
     let conn = store.conn();
     let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
     let newer: i64 = conn
-        .query_row("SELECT count(*) FROM chunks WHERE id > ?1", [after], |r| {
-            r.get(0)
-        })
+        .query_row(
+            "SELECT count(*) FROM chunks WHERE id > ?1 AND id <= ?2",
+            [after, last],
+            |r| r.get(0),
+        )
         .map_err(sq)?;
-    let need = (index.len() + newer as usize).max(1);
-    if need > index.index.capacity() {
-        index.index.reserve(need).map_err(|e| index.err(e))?;
+    let need = (segment.len() + newer as usize).max(1);
+    if need > segment.index.capacity() {
+        segment.index.reserve(need).map_err(|e| segment.err(e))?;
     }
     // The order first (ids only: small), then each vector by its id.
     let order: Vec<i64> = {
@@ -461,11 +966,11 @@ fn add_embedded(store: &Store, index: &mut VectorIndex, model: &str, after: i64)
             .prepare(
                 "SELECT c.id FROM chunks c
                  JOIN messages m ON m.id = c.message JOIN sessions s ON s.id = m.session
-                 WHERE c.id > ?1
+                 WHERE c.id > ?1 AND c.id <= ?2
                  ORDER BY s.started_at DESC, m.session DESC, m.id, c.ordinal",
             )
             .map_err(sq)?;
-        let rows = stmt.query_map([after], |r| r.get(0)).map_err(sq)?;
+        let rows = stmt.query_map([after, last], |r| r.get(0)).map_err(sq)?;
         rows.collect::<rusqlite::Result<_>>().map_err(sq)?
     };
     let mut vector = conn
@@ -475,44 +980,33 @@ fn add_embedded(store: &Store, index: &mut VectorIndex, model: &str, after: i64)
              WHERE c.id = ?1",
         )
         .map_err(sq)?;
-    let mut max = after;
     for id in order {
         let blob: Option<Vec<u8>> = vector
             .query_row(params![id, model], |r| r.get(0))
             .optional()
             .map_err(sq)?;
         if let Some(blob) = blob {
-            index.add(id as u64, &from_blob(&blob))?;
-            max = max.max(id);
+            segment.add(id as u64, &from_blob(&blob))?;
         }
     }
-    Ok(max)
+    Ok(())
 }
 
 fn scalar_name() -> &'static str {
     "f16"
 }
 
-/// After sessions were removed: drop their vectors from the index file at
-/// `path`, if there is one (no model needed: the vectors come from the
-/// table). When text was erased the file is rebuilt, so that no freed slot
-/// keeps an erased vector.
+/// After sessions were removed: drop their vectors from the index files at
+/// `path`, if there are any (no model needed: the vectors come from the
+/// table). When text was erased the segments that held it are rewritten,
+/// so that no freed slot keeps an erased vector.
 pub fn sync_after_change(store: &Store, path: &Path) -> Result<()> {
     let model = store.meta("embed_model")?;
     let dims = store.meta("embed_dims")?.and_then(|d| d.parse().ok());
     let (Some(model), Some(dims)) = (model, dims) else {
-        // Never embedded: a file left there holds nothing the store knows.
+        // Never embedded: files left there hold nothing the store knows.
         if rebuild_pending(store)? {
-            match std::fs::remove_file(path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    return Err(VectorError::Index {
-                        path: path.to_path_buf(),
-                        message: e.to_string(),
-                    })
-                }
-            }
+            remove_files(path)?;
             store
                 .conn()
                 .execute("DELETE FROM meta WHERE key = ?1", [REBUILD])
@@ -520,7 +1014,7 @@ pub fn sync_after_change(store: &Store, path: &Path) -> Result<()> {
         }
         return Ok(());
     };
-    sync(store, path, &model, dims).map(|_| ())
+    sync_with(store, path, &model, dims, None).map(|_| ())
 }
 
 /// Vectors of chunks the saved file does not hold yet (above the watermark),
@@ -557,5 +1051,7 @@ fn since(store: &Store, model: &str, mark: i64) -> Result<HashMap<u64, Vec<f32>>
     Ok(out)
 }
 
+#[cfg(test)]
+mod segment_tests;
 #[cfg(test)]
 mod tests;

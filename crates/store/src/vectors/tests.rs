@@ -8,9 +8,9 @@ use crate::ingest::FileState;
 use crate::test_support::session;
 use std::collections::BTreeSet;
 
-const DIMS: usize = 4;
+pub(super) const DIMS: usize = 4;
 
-fn apply(store: &mut Store, id: &str, texts: &[&str]) {
+pub(super) fn apply(store: &mut Store, id: &str, texts: &[&str]) {
     let file = FileState {
         harness: "test",
         path: &format!("/{id}"),
@@ -24,7 +24,7 @@ fn apply(store: &mut Store, id: &str, texts: &[&str]) {
 }
 
 /// A vector of its own for each text (small integers, exact in f16).
-fn vector_of(text: &str) -> Vec<f32> {
+pub(super) fn vector_of(text: &str) -> Vec<f32> {
     let mut v = vec![1.0f32; DIMS];
     for (i, b) in text.bytes().enumerate() {
         v[i % DIMS] += f32::from(b % 16);
@@ -34,7 +34,7 @@ fn vector_of(text: &str) -> Vec<f32> {
 
 /// Gives every message waiting for units one unit (keyed by its text),
 /// its vector cached under `model`.
-fn embed(store: &mut Store, model: &str) {
+pub(super) fn embed(store: &mut Store, model: &str) {
     let pending = store.pending_page(0, 1000).unwrap();
     let units: Vec<Unit> = pending
         .iter()
@@ -54,7 +54,7 @@ fn embed(store: &mut Store, model: &str) {
 }
 
 /// Every unit: chunk id → the text it was keyed by.
-fn units(store: &Store) -> HashMap<u64, String> {
+pub(super) fn units(store: &Store) -> HashMap<u64, String> {
     let mut stmt = store
         .conn()
         .prepare("SELECT id, text_hash FROM chunks")
@@ -77,7 +77,7 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
 
 /// Checks that `index` holds exactly the units of `store`, each with its
 /// text's vector.
-fn holds_exactly_the_units(index: &VectorIndex, store: &Store) {
+pub(super) fn holds_exactly_the_units(index: &VectorIndex, store: &Store) {
     let units = units(store);
     assert_eq!(index.len(), units.len());
     let mut buf = Vec::new();
@@ -89,14 +89,14 @@ fn holds_exactly_the_units(index: &VectorIndex, store: &Store) {
     }
 }
 
-fn setup() -> (tempfile::TempDir, Store, PathBuf) {
+pub(super) fn setup() -> (tempfile::TempDir, Store, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("index.sqlite")).unwrap();
     let path = dir.path().join("vectors.usearch");
     (dir, store, path)
 }
 
-fn max_unit(store: &Store) -> i64 {
+pub(super) fn max_unit(store: &Store) -> i64 {
     units(store).keys().max().map(|k| *k as i64).unwrap_or(0)
 }
 
@@ -258,7 +258,7 @@ fn the_units_of_a_forgotten_session_leave_the_index() {
 }
 
 /// Whether `needle` is somewhere in the bytes of the file at `path`.
-fn file_holds(path: &Path, needle: &[u8]) -> bool {
+pub(super) fn file_holds(path: &Path, needle: &[u8]) -> bool {
     std::fs::read(path)
         .unwrap()
         .windows(needle.len())
@@ -266,7 +266,7 @@ fn file_holds(path: &Path, needle: &[u8]) -> bool {
 }
 
 /// The stored bytes of every unit of session `id`, read from the file.
-fn stored_units_of(store: &Store, path: &Path, id: &str) -> Vec<Vec<u8>> {
+pub(super) fn stored_units_of(store: &Store, path: &Path, id: &str) -> Vec<Vec<u8>> {
     let row = store.session_row("test", id).unwrap().unwrap();
     let mut stmt = store
         .conn()
@@ -520,7 +520,7 @@ fn stale_temporaries_of_the_index_are_removed_and_nothing_else() {
 }
 
 /// Pseudo-random unit-length vectors of `dims`, from `seed`.
-fn noise(seed: u64, dims: usize) -> Vec<f32> {
+pub(super) fn noise(seed: u64, dims: usize) -> Vec<f32> {
     let mut x = seed
         .wrapping_mul(6364136223846793005)
         .wrapping_add(1442695040888963407);

@@ -334,3 +334,83 @@ fn a_plugin_built_for_abi_one_two_loads_and_its_edits_keep_no_text() {
         "{v:#}"
     );
 }
+
+/// One GET of `path` from the page at `host`, with the session `cookie`.
+fn http_get(host: &str, path: &str, cookie: Option<&str>) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    let cookie = cookie
+        .map(|c| format!("Cookie: {c}\r\n"))
+        .unwrap_or_default();
+    s.write_all(
+        format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n{cookie}Connection: close\r\n\r\n")
+            .as_bytes(),
+    )
+    .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+#[test]
+fn the_file_page_says_which_edit_wrote_a_line() {
+    use std::io::BufRead;
+    let sb = project(false);
+    let file = sb.home.join("src/app/src/calc.rs");
+    let mut child = sb
+        .command()
+        .args(["ui", "--no-open"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let (host, code) = line
+        .trim()
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split_once("/?token="))
+        .unwrap_or_else(|| panic!("not an address: {line:?}"));
+    let login = http_get(host, &format!("/?token={code}"), None);
+    let cookie = login
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase().starts_with("set-cookie:").then(|| {
+                l["set-cookie:".len()..]
+                    .trim()
+                    .split(';')
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+        })
+        .unwrap_or_else(|| panic!("{login}"));
+    let page = |n: &str| {
+        http_get(
+            host,
+            &format!("/file?path={}&line={n}", file.display()),
+            Some(&cookie),
+        )
+    };
+    let (six, thirteen, bad) = (page("6"), page("13"), page("x"));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(six.starts_with("HTTP/1.1 200"), "{six}");
+    assert!(
+        six.contains(&format!("in session {CODEX_PATCH}, message #0")),
+        "{six}"
+    );
+    assert!(six.contains("wrote line 6"), "{six}");
+    assert!(six.contains("wrote it"), "{six}");
+    assert!(thirteen.starts_with("HTTP/1.1 200"), "{thirteen}");
+    assert!(
+        thirteen.contains("which edit wrote line 13 cannot be told"),
+        "{thirteen}"
+    );
+    assert!(!bad.starts_with("HTTP/1.1 200"), "{bad}");
+    assert!(bad.contains("the line must be a number from 1"), "{bad}");
+}

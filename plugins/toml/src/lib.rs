@@ -71,6 +71,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("omp.toml", include_str!("../readers/omp.toml")),
     ("gptme.toml", include_str!("../readers/gptme.toml")),
     ("kimi.toml", include_str!("../readers/kimi.toml")),
+    ("openhands.toml", include_str!("../readers/openhands.toml")),
     (
         "open-interpreter.toml",
         include_str!("../readers/open-interpreter.toml"),

@@ -456,6 +456,12 @@ impl Topic {
         Topic((0..TOPIC_WORDS).map(|_| rng.pick(DOMAIN)).collect())
     }
 
+    /// This topic, with `word` among its words too.
+    pub fn with(mut self, word: &'static str) -> Topic {
+        self.0.push(word);
+        self
+    }
+
     fn word(&self, rng: &mut Rng) -> &'static str {
         self.0[rng.range(0, self.0.len())]
     }

@@ -3,6 +3,8 @@
 //! LoCoMo. `deja-bench all` runs everything and writes a Markdown report;
 //! `--smoke` runs tiny sizes so CI keeps it compiling and working.
 
+mod dayzero;
+mod dayzero_corpus;
 mod demo;
 mod engine;
 mod env;
@@ -102,6 +104,27 @@ enum Cmd {
         /// Days the history spans.
         #[arg(long, default_value_t = 365.0)]
         days: f64,
+    },
+    /// The day-zero run: about 20,000 generated Claude Code and Codex CLI
+    /// sessions over months, a first `deja index` (its embedding pass
+    /// interrupted after a fixed time) and `deja recall` for 100 questions
+    /// with one answer session each.
+    Dayzero {
+        /// Sessions to write.
+        #[arg(long, default_value_t = 20_000)]
+        sessions: usize,
+        /// Days the history spans.
+        #[arg(long, default_value_t = 180.0)]
+        days: f64,
+        /// Seconds the embedding pass runs once every transcript is stored.
+        #[arg(long, default_value_t = 600.0)]
+        embed_secs: f64,
+        /// Seconds, for CI: 40 sessions and 10 questions.
+        #[arg(long)]
+        smoke: bool,
+        /// Write the 100 questions (JSON lines) to this file and exit.
+        #[arg(long)]
+        write_questions: Option<PathBuf>,
     },
     /// Times each stage of an in-process hybrid recall on an indexed HOME.
     Profile {
@@ -362,6 +385,30 @@ fn main() -> Result<()> {
                 print!("{}", refresh::table(&rows[rows.len() - 1..]));
             }
             println!("\n{}", refresh::table(&rows));
+        }
+        Cmd::Dayzero {
+            sessions,
+            days,
+            embed_secs,
+            smoke,
+            write_questions,
+        } => {
+            if let Some(path) = write_questions {
+                let qs = dayzero_corpus::questions(dayzero_corpus::SEED, *days);
+                std::fs::write(path, dayzero_corpus::questions_jsonl(&qs)?)?;
+                return Ok(());
+            }
+            let options = if *smoke {
+                dayzero::Options::smoke()
+            } else {
+                dayzero::Options {
+                    sessions: *sessions,
+                    days: *days,
+                    embed_secs: *embed_secs,
+                    ..dayzero::Options::full()
+                }
+            };
+            print!("{}", dayzero::table(&dayzero::run(&deja, &options)?));
         }
         Cmd::Newest { messages, days } => {
             print!("{}", newest::table(&newest::run(&deja, *messages, *days)?));

@@ -357,6 +357,15 @@ pub fn all(
     ));
     drop(corpus);
 
+    if smoke {
+        eprintln!("deja-bench: day zero (smoke)");
+        let d = crate::dayzero::run(deja, &crate::dayzero::Options::smoke())?;
+        emit(&format!(
+            "\n### Day zero (smoke size)\n\n{}",
+            crate::dayzero::table(&d)
+        ));
+    }
+
     eprintln!("deja-bench: team memory");
     let server = crate::team::server()?;
     let (team_sizes, embed_at): (&[usize], usize) = if smoke {

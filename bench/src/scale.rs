@@ -54,6 +54,8 @@ pub struct Scale {
     pub forget_segmented: Cost,
     /// Segment files, and how many the segmented forget rewrote.
     pub segments: (usize, usize),
+    /// The segment size of the segmented half ([`segment_size_for`]).
+    pub segment_size: i64,
     /// Bytes on disk: SQLite tables and indexes, the full-text indexes,
     /// the vector files.
     pub disk_split: (u64, u64, u64),
@@ -87,7 +89,8 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) 
     let written = started.elapsed();
     let sync_single = timed_sync(&env, Some(i64::MAX / 2))?;
     let forget_single = forget_one(&env, 1)?;
-    let sync_segmented = timed_sync(&env, Some(vectors::SEGMENT_SIZE))?;
+    let segment_size = segment_size_for(units);
+    let sync_segmented = timed_sync(&env, Some(segment_size))?;
     let fill = written + sync_segmented.wall;
     let before = segment_bytes(&env.vectors());
     let forget_segmented = forget_one(&env, 2)?;
@@ -133,6 +136,7 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) 
         sync_segmented,
         forget_segmented,
         segments,
+        segment_size,
         disk_split,
         cold,
         cold_lexical,
@@ -248,6 +252,19 @@ fn timed_sync(env: &BenchEnv, size: Option<i64>) -> Result<Cost> {
     timed(&sync, &args)
 }
 
+/// The segment size the segmented half runs with: the default, or a
+/// quarter of the units (rounded up to a thousand) where the default would
+/// give a single segment, which would measure nothing but the one file
+/// again.
+fn segment_size_for(units: usize) -> i64 {
+    let units = units as i64;
+    if units > vectors::SEGMENT_SIZE {
+        vectors::SEGMENT_SIZE
+    } else {
+        ((units / 4 + 999) / 1000).max(1) * 1000
+    }
+}
+
 /// `deja forget --yes` of the session at `nth` in the middle of the
 /// history (counted from there, so that two calls take two sessions).
 fn forget_one(env: &BenchEnv, nth: i64) -> Result<Cost> {
@@ -295,14 +312,15 @@ fn disk_split(database: &Path, vector_path: &Path) -> Result<(u64, u64, u64)> {
 pub fn vector_table(rows: &[Scale]) -> String {
     let mb = |b: u64| b as f64 / 1_048_576.0;
     let mut out = String::from(
-        "\n| messages | units | segments | sync as one file s / peak RSS MB | sync in segments s / peak RSS MB | forget one session, one file s / peak RSS MB | forget one session, segments s / peak RSS MB | segments rewritten | disk per message: tables / FTS / vectors bytes |\n|---|---|---|---|---|---|---|---|---|\n",
+        "\n| messages | units | segment size | segments | sync as one file s / peak RSS MB | sync in segments s / peak RSS MB | forget one session, one file s / peak RSS MB | forget one session, segments s / peak RSS MB | segments rewritten | disk per message: tables / FTS / vectors bytes |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for s in rows {
         let per = |b: u64| b as f64 / s.stored.max(1) as f64;
         out.push_str(&format!(
-            "| {} | {} | {} | {:.1} / {:.0} | {:.1} / {:.0} | {:.2} / {:.0} | {:.2} / {:.0} | {} | {:.0} / {:.0} / {:.0} |\n",
+            "| {} | {} | {} | {} | {:.1} / {:.0} | {:.1} / {:.0} | {:.2} / {:.0} | {:.2} / {:.0} | {} | {:.0} / {:.0} / {:.0} |\n",
             s.stored,
             s.units,
+            s.segment_size,
             s.segments.0,
             s.sync_single.wall.as_secs_f64(),
             mb(s.sync_single.peak_rss),

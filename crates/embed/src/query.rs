@@ -56,6 +56,8 @@ impl QueryEncoder {
             .map_err(|e| err(e.to_string()))?
             .with_optimization_level(GraphOptimizationLevel::Disable)
             .map_err(|e| err(e.to_string()))?
+            .with_config_entry(crate::EXACT_INT8.0, crate::EXACT_INT8.1)
+            .map_err(|e| err(e.to_string()))?
             // One short query runs on one thread, and no idle thread spins
             // after it: the engine searches the lexical index on the other
             // core meanwhile, and the vector index right after on this one.
@@ -199,6 +201,8 @@ fn prepare_at(
         Session::builder(env)
             .ok()?
             .with_optimization_level(GraphOptimizationLevel::Level2)
+            .ok()?
+            .with_config_entry(crate::EXACT_INT8.0, crate::EXACT_INT8.1)
             .ok()?
             .with_intra_threads(1)
             .ok()?

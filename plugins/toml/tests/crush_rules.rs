@@ -3,7 +3,8 @@
 //! 37f36e93: the tables of `internal/db/migrations/`, parts as
 //! `internal/message/content.go` writes them, the `/init` prompts of
 //! `internal/agent/templates/initialize.md.tpl` and its predecessors, task
-//! sessions as `internal/session/session.go` creates them). No licensed real
+//! sessions as `internal/session/session.go` creates them, `!` commands as
+//! `internal/shell/persist_message.go` keeps them). No licensed real
 //! database has a sub-agent or a summary; the real one
 //! (`fixtures/golden/crush/real-exabgp`) has an `/init` prompt.
 
@@ -13,7 +14,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use deja_plugin_api::{HostContext, ParseOutput, ParseRequest, ROption, Reader, Role};
+use deja_plugin_api::{
+    CommandOrigin, CommandStatus, HostContext, ParseOutput, ParseRequest, ROption, Reader, Role,
+};
 use deja_plugin_toml::TomlReader;
 use rusqlite::{params, Connection};
 
@@ -310,4 +313,99 @@ fn a_sub_agents_session_is_the_child_of_the_session_that_ran_it() {
     assert_eq!(sub.native_id.as_str(), child);
     assert_eq!(common::messages(sub).len(), 2);
     assert_eq!(sub.project.dir, parent.project.dir);
+}
+
+/// A `!` command (Crush's bang mode, since June 2026): a `user` message
+/// whose one part is the command, its output and its exit code
+/// (`message.ShellCommand`, `internal/shell/persist_message.go`).
+fn bang(conn: &Connection, id: &str, session: &str, command: &str, exit_code: i32, at: i64) {
+    let parts = serde_json::json!([{"type": "shell_command", "data": {
+        "command": command, "output": "boom\n", "exit_code": exit_code}}]);
+    conn.execute(
+        "INSERT INTO messages (id, session_id, role, parts, created_at, updated_at)
+         VALUES (?1, ?2, 'user', ?3, ?4, ?4)",
+        params![id, session, parts.to_string(), at],
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_bang_command_is_a_command_the_person_ran_with_its_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_path(dir.path());
+    let conn = create(&db, true);
+    session(&conn, "S", None, "Fix the build", 1_780_000_000_000);
+    bang(&conn, "b1", "S", "make test", 2, 1_780_000_000_001);
+    message(
+        &conn,
+        "m1",
+        "S",
+        "user",
+        "why does make test fail?",
+        1_780_000_000_002,
+    );
+    message(
+        &conn,
+        "m2",
+        "S",
+        "assistant",
+        "tool:bash",
+        1_780_000_000_003,
+    );
+    message(
+        &conn,
+        "m3",
+        "S",
+        "assistant",
+        "The linker misses libz.",
+        1_780_000_000_004,
+    );
+    bang(&conn, "b2", "S", "git status --short", 0, 1_780_000_000_005);
+    drop(conn);
+
+    let bytes = std::fs::read(&db).unwrap();
+    let c = context();
+    let out = TomlReader::parse_with_outcomes(&ParseRequest {
+        path: db.to_string_lossy().as_ref().into(),
+        bytes: bytes.as_slice().into(),
+        modified_ms: 0,
+        context: &c,
+    })
+    .unwrap();
+    let s = &out.output.sessions[0];
+    // The `!` messages hold no words of the person's: no message.
+    assert_eq!(
+        common::messages(s),
+        vec![
+            (Role::User, "why does make test fail?"),
+            (Role::Assistant, "The linker misses libz."),
+        ]
+    );
+    let commands: Vec<(&str, CommandOrigin)> = s
+        .commands
+        .iter()
+        .map(|c| (c.command.as_str(), c.origin))
+        .collect();
+    assert_eq!(
+        commands,
+        vec![
+            ("make test", CommandOrigin::User),
+            ("ls", CommandOrigin::Agent),
+            ("git status --short", CommandOrigin::User),
+        ]
+    );
+    assert_eq!(s.commands[0].timestamp_ms, 1_780_000_000_001);
+    let ends: Vec<(CommandStatus, Option<i32>)> = out.outcomes[0]
+        .commands
+        .iter()
+        .map(|o| (o.status, o.exit_code.into_option()))
+        .collect();
+    assert_eq!(
+        ends,
+        vec![
+            (CommandStatus::Failed, Some(2)),
+            (CommandStatus::Unknown, None),
+            (CommandStatus::Succeeded, Some(0)),
+        ]
+    );
 }

@@ -78,6 +78,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ),
     ("goose.toml", include_str!("../readers/goose.toml")),
     ("llm.toml", include_str!("../readers/llm.toml")),
+    ("elia.toml", include_str!("../readers/elia.toml")),
     ("shell-gpt.toml", include_str!("../readers/shell-gpt.toml")),
     (
         "mini-swe-agent.toml",

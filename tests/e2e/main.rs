@@ -12,6 +12,7 @@ mod agents_npm2;
 mod agents_pypi;
 mod agents_pypi2;
 mod agents_pypi3;
+mod agents_pypi4;
 mod blame;
 mod blame_lines;
 mod checks;

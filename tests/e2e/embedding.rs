@@ -51,8 +51,8 @@ fn query_encoder_matches_fastembed() {
     for (t, v) in texts.iter().zip(&vectors) {
         let q = query.encode(t).unwrap();
         assert_eq!(q.len(), 384);
-        // The unoptimized graph (used only when no copy can be made) rounds
-        // a few int8 activations differently on a full window.
+        // Without an optimized copy the graph is optimized in memory; a few
+        // int8 activations may round differently on a full window.
         let cos = dot(&q, v);
         assert!(cos > 0.999, "cos {cos} for {t:?}");
         let f = fast.encode(t).unwrap();

@@ -50,11 +50,18 @@ impl QueryEncoder {
             path: settings.model_dir.clone(),
             message,
         };
-        let model_path = prepare_at(settings, &env, &onnx).unwrap_or(onnx);
+        // The optimized copy loads without optimizing again. Without one, the
+        // graph is optimized here as the indexing session does: the fused
+        // int8 kernels are the ones EXACT_INT8 makes exact, and the unfused
+        // graph gives other vectors on processors without AVX-512 VNNI.
+        let (model_path, level) = match prepare_at(settings, &env, &onnx) {
+            Some(optimized) => (optimized, GraphOptimizationLevel::Disable),
+            None => (onnx, GraphOptimizationLevel::Level3),
+        };
         deja_model::trace::trace("optimized model found");
         let session = Session::builder(&env)
             .map_err(|e| err(e.to_string()))?
-            .with_optimization_level(GraphOptimizationLevel::Disable)
+            .with_optimization_level(level)
             .map_err(|e| err(e.to_string()))?
             .with_config_entry(crate::EXACT_INT8.0, crate::EXACT_INT8.1)
             .map_err(|e| err(e.to_string()))?

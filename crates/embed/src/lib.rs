@@ -26,6 +26,41 @@ pub mod window;
 /// and query vectors always agree.
 pub const EXACT_INT8: (&str, &str) = ("session.x64quantprecision", "1");
 
+/// What the id of a quantised model carries after its hash since sessions
+/// set [`EXACT_INT8`]: vectors made before it, on a processor whose sums
+/// saturated, never mix with today's.
+pub const EXACT_INT8_TAG: &str = "+x16";
+
+/// Whether int8 products were already exact on this processor without
+/// [`EXACT_INT8`] (AVX-512 VNNI or AVX-VNNI on x86-64; every other
+/// architecture's kernels sum in 32 bits), so that vectors a store made here
+/// before the setting are the ones made with it.
+pub fn int8_was_exact_here() -> bool {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        std::arch::is_x86_feature_detected!("avx512vnni")
+            || std::arch::is_x86_feature_detected!("avxvnni")
+    }
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    {
+        true
+    }
+}
+
+/// The id `id` had before [`EXACT_INT8_TAG`] existed, if it carries the tag.
+pub fn id_before_exact_int8(id: &str) -> Option<String> {
+    let at = id.find(EXACT_INT8_TAG)?;
+    Some(format!("{}{}", &id[..at], &id[at + EXACT_INT8_TAG.len()..]))
+}
+
+/// Whether the ONNX graph in `onnx_bytes` computes in int8 (the operators
+/// ONNX Runtime's quantised kernels run).
+pub fn quantised(onnx_bytes: &[u8]) -> bool {
+    const OPS: [&[u8]; 3] = [b"MatMulInteger", b"DynamicQuantizeLinear", b"QLinearMatMul"];
+    OPS.iter()
+        .any(|op| onnx_bytes.windows(op.len()).any(|w| w == *op))
+}
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -216,8 +251,13 @@ impl Settings {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "model".into());
+        let exact = if quantised(onnx_bytes) {
+            EXACT_INT8_TAG
+        } else {
+            ""
+        };
         format!(
-            "{name}@{}:{}{}",
+            "{name}@{}{exact}:{}{}",
             hash.get(..12).unwrap_or(&hash),
             self.windowing(),
             self.card_tag()
@@ -259,7 +299,7 @@ impl Settings {
             .ok()?
             .as_nanos();
         Some(format!(
-            "{}|{}|{mtime}|{}{}",
+            "{}|{}|{mtime}{EXACT_INT8_TAG}|{}{}",
             path.display(),
             meta.len(),
             self.windowing(),
@@ -765,6 +805,31 @@ mod tests {
         }
         assert!(dot(&batched[0], &batched[1]) < 0.5);
         assert!(e.embed(&[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn ids_of_int8_graphs_say_their_arithmetic_is_exact() {
+        let s = settings(256, 32, 0);
+        let int8 = s.model_id(b"\x08node: MatMulInteger\x12");
+        let float = s.model_id(b"\x08node: MatMul\x12");
+        assert!(
+            int8.contains(&format!("{EXACT_INT8_TAG}:256/32/0")),
+            "{int8}"
+        );
+        assert!(!float.contains(EXACT_INT8_TAG), "{float}");
+        // The id an earlier store has for the same files, and none for a
+        // float graph.
+        let before = id_before_exact_int8(&int8).unwrap();
+        assert_eq!(
+            before.replace(":256", &format!("{EXACT_INT8_TAG}:256")),
+            int8
+        );
+        assert_eq!(id_before_exact_int8(&float), None);
+        // The installed model computes in int8; the cheap fingerprint
+        // changes with the id, so an earlier store's is never taken as it.
+        let onnx = std::fs::read(s.model_dir.join("model.onnx")).unwrap();
+        assert!(quantised(&onnx));
+        assert!(s.fingerprint().unwrap().contains(EXACT_INT8_TAG));
     }
 
     #[test]

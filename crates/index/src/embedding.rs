@@ -135,11 +135,23 @@ pub fn run(
 ) -> Result<PassReport, PassError> {
     let mut report = PassReport::default();
     let model = embedder.id().to_string();
-    if store.meta("embed_model")?.as_deref() != Some(model.as_str()) {
-        // Another model (or windowing): its units cannot mix with this one's.
-        let had = store.meta("embed_model")?.is_some();
-        store.reset_units(vectors_path)?;
-        report.model_changed = had;
+    let stored = store.meta("embed_model")?;
+    if stored.as_deref() != Some(model.as_str()) {
+        let same_vectors = deja_embed::int8_was_exact_here()
+            && stored.is_some()
+            && deja_embed::id_before_exact_int8(&model) == stored;
+        if same_vectors {
+            // Made before sessions set exact int8 arithmetic, on a processor
+            // where it was exact anyway: the same vectors, under today's id.
+            if let Some(old) = &stored {
+                store.relabel_model(old, &model)?;
+            }
+        } else {
+            // Another model (or windowing, or vectors made with saturating
+            // int8 sums): its units cannot mix with this one's.
+            store.reset_units(vectors_path)?;
+            report.model_changed = stored.is_some();
+        }
     }
     store.set_model_stamp(&embedder.known())?;
 

@@ -120,6 +120,21 @@ impl Store {
         self.set_meta("embed_dims", &stamp.dims.to_string())
     }
 
+    /// Files the cached vectors of model `old` under `new` (the same model
+    /// under a new id that computes the same vectors here).
+    pub fn relabel_model(&self, old: &str, new: &str) -> Result<()> {
+        self.conn()
+            .execute(
+                "UPDATE OR IGNORE embeddings SET model = ?2 WHERE model = ?1",
+                rusqlite::params![old, new],
+            )
+            .map_err(|e| self.wrap(e))?;
+        self.conn()
+            .execute("DELETE FROM embeddings WHERE model = ?1", [old])
+            .map_err(|e| self.wrap(e))?;
+        Ok(())
+    }
+
     /// Drops every embedding unit (their vectors stay cached, to be reused if
     /// the model comes back) and the vector index files at `vectors_path`:
     /// units of another model cannot mix. Vectors of texts dropped before

@@ -1,6 +1,6 @@
 //! Reading a transcript file into groups of records, one group per session,
-//! by the description's source kind: JSONL lines, a JSON document, or a
-//! SQLite database's queries.
+//! by the description's source kind: JSONL lines, a JSON document (or its
+//! change log), a YAML document, or a SQLite database's queries.
 //!
 //! A SQLite database is read from a private copy of the file at its path
 //! and of its write-ahead log (the `-wal` file beside it, where a running
@@ -51,6 +51,7 @@ pub fn load(
         Kind::Jsonl => jsonl(d, bytes),
         Kind::Json => json(d, bytes)?,
         Kind::JsonLog => json_log(d, bytes)?,
+        Kind::Yaml => yaml(d, bytes)?,
         Kind::Sqlite => return sqlite::read(d, path, bytes, sqlite::BOUNDS, visit),
     };
     for mut group in loaded.groups {
@@ -93,6 +94,50 @@ fn json(d: &Description, bytes: &[u8]) -> Result<Loaded, PluginError> {
     let doc: Value = serde_json::from_str(&text)
         .map_err(|e| PluginError::invalid(format!("not a JSON document: {e}")))?;
     document(d, doc)
+}
+
+/// A YAML document, as the JSON value it maps to: a mapping's keys as
+/// text, a tagged value as its value.
+fn yaml(d: &Description, bytes: &[u8]) -> Result<Loaded, PluginError> {
+    let (text, _) = text::decode(bytes);
+    let doc: serde_norway::Value = serde_norway::from_str(&text)
+        .map_err(|e| PluginError::invalid(format!("not a YAML document: {e}")))?;
+    document(d, yaml_json(doc))
+}
+
+fn yaml_json(v: serde_norway::Value) -> Value {
+    use serde_norway::Value as Y;
+    match v {
+        Y::Null => Value::Null,
+        Y::Bool(b) => Value::Bool(b),
+        Y::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::from(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::from(u)
+            } else {
+                n.as_f64()
+                    .and_then(serde_json::Number::from_f64)
+                    .map_or(Value::Null, Value::Number)
+            }
+        }
+        Y::String(s) => Value::String(s),
+        Y::Sequence(items) => Value::Array(items.into_iter().map(yaml_json).collect()),
+        Y::Mapping(m) => Value::Object(
+            m.into_iter()
+                .map(|(k, v)| (yaml_key(k), yaml_json(v)))
+                .collect(),
+        ),
+        Y::Tagged(t) => yaml_json(t.value),
+    }
+}
+
+/// A mapping key as text: a string as it is, anything else as its JSON.
+fn yaml_key(k: serde_norway::Value) -> String {
+    match yaml_json(k) {
+        Value::String(s) => s,
+        other => other.to_string(),
+    }
 }
 
 /// A change log replayed into its document, or a file that is the

@@ -206,7 +206,7 @@ pub struct Detect {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
-    /// `jsonl`, `json`, `json-log` or `sqlite`.
+    /// `jsonl`, `json`, `json-log`, `yaml` or `sqlite`.
     pub kind: Kind,
     /// jsonl and json: how records form sessions: `file` (one session per
     /// file, the default) or a pointer to the field whose value names the
@@ -261,6 +261,9 @@ pub enum Kind {
     /// document (the format before the log) is read as that document.
     #[serde(rename = "json-log")]
     JsonLog,
+    /// One YAML document a file (a list of records, or a mapping holding
+    /// them), read as a `json` source reads its document.
+    Yaml,
 }
 
 /// How records group into sessions.
@@ -623,7 +626,7 @@ fn check(d: &Description) -> Result<(), (String, String)> {
                 );
             }
         }
-        Kind::Jsonl | Kind::Json | Kind::JsonLog => {
+        Kind::Jsonl | Kind::Json | Kind::JsonLog | Kind::Yaml => {
             for key in ["sessions", "records"] {
                 let set = if key == "sessions" {
                     d.source.sessions.is_some()

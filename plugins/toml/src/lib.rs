@@ -80,6 +80,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("llm.toml", include_str!("../readers/llm.toml")),
     ("elia.toml", include_str!("../readers/elia.toml")),
     ("shell-gpt.toml", include_str!("../readers/shell-gpt.toml")),
+    ("chatblade.toml", include_str!("../readers/chatblade.toml")),
     (
         "mini-swe-agent.toml",
         include_str!("../readers/mini-swe-agent.toml"),

@@ -21,6 +21,9 @@ does not ask to stream):
                                         no tools; one asking for JSON by a response schema is
                                         answered with a small value that fits the schema)
   POST /v1beta/models/M:countTokens             Gemini token count ({"totalTokens": N})
+  GET  /api/tags, POST /api/show,       Ollama's own API, for clients that list and describe
+  GET  /api/ps, GET /api/version        models there and chat through /v1/chat/completions
+                                        (oterm): the one model options.model, no running model
 
 (the same paths without the /v1 prefix work too). Anything else is answered
 404 with a JSON error, and recorded.
@@ -28,7 +31,7 @@ does not ask to stream):
 Every request is recorded as one JSON line in REQUESTS.jsonl, flushed at once:
   {"seq", "time", "method", "path", "query", "headers" (credentials redacted),
    "body" (parsed JSON, else {"_raw": text}), "api" (anthropic | responses |
-   chat | count_tokens | models | unknown), "tools" (names the request offers),
+   chat | count_tokens | models | ollama | unknown), "tools" (names the request offers),
    "kind" (main | side | auto | exhausted | other), "step" (index of the
    script step that answered it, or null), "reason" (why it was side/auto),
    "reply" ({"text", "tool", "input", "call_id"} as answered), "status"}
@@ -670,6 +673,8 @@ class Handler(BaseHTTPRequestHandler):
                            "created_at": "2025-01-01T00:00:00Z", "owned_by": "mock", "display_name": mid}
                 self.record(entry)
                 return self.send_json(200, obj)
+            if path.startswith("/api/"):
+                return self.handle_ollama(entry, method, path, body, script.model)
             gm = GEMINI_PATH.match(path) if method == "POST" else None
             if gm is not None:
                 return self.handle_gemini(entry, body, gm.group(1), gm.group(2))
@@ -720,6 +725,29 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
+    def handle_ollama(self, entry, method, path, body, model):
+        """Ollama's API around the chat (oterm lists models with /api/tags, reads one's
+        capabilities with /api/show, its context length with /api/ps); the chat itself goes
+        through Ollama's OpenAI-compatible /v1/chat/completions."""
+        entry["api"] = "ollama"
+        obj = None
+        if method == "GET" and path == "/api/tags":
+            obj = {"models": [dict(ollama_model(model), name=model)]}
+        elif method == "POST" and path == "/api/show":
+            obj = {"modelfile": "", "parameters": "", "template": "{{ .Prompt }}",
+                   "details": ollama_model(model)["details"], "model_info": {},
+                   "capabilities": ["completion", "vision"], "modified_at": "2025-01-01T00:00:00Z"}
+        elif method == "GET" and path == "/api/ps":
+            obj = {"models": []}
+        elif method == "GET" and path == "/api/version":
+            obj = {"version": "0.12.0"}
+        if obj is None:
+            entry["status"] = 404
+            self.record(entry)
+            return self.send_json(404, {"error": f"model_server: no Ollama route for {method} {path}"})
+        self.record(entry)
+        return self.send_json(200, obj)
+
     def handle_gemini(self, entry, body, model, action):
         """Gemini API (Gemini CLI): models/{model}:streamGenerateContent (SSE), :generateContent
         (JSON; Gemini CLI's side requests, which offer no tools), :countTokens."""
@@ -749,6 +777,13 @@ class Handler(BaseHTTPRequestHandler):
         if action == "streamGenerateContent":
             return self.send_stream(gemini_events(reply, model, itok))
         return self.send_json(200, gemini_response(reply, model, itok))
+
+
+def ollama_model(model):
+    """One model as Ollama's /api/tags lists it."""
+    return {"model": model, "modified_at": "2025-01-01T00:00:00Z", "size": 0, "digest": "0" * 64,
+            "details": {"parent_model": "", "format": "gguf", "family": "mock", "families": ["mock"],
+                        "parameter_size": "1B", "quantization_level": "Q4_0"}}
 
 
 # POST /v1beta/models/{model}:{action} (the Gemini API; v1 and v1alpha too)

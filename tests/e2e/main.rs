@@ -14,6 +14,7 @@ mod agents_pypi2;
 mod agents_pypi3;
 mod agents_pypi4;
 mod agents_pypi5;
+mod agents_pypi6;
 mod arithmetic;
 mod blame;
 mod blame_lines;

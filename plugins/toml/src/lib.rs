@@ -79,6 +79,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("goose.toml", include_str!("../readers/goose.toml")),
     ("llm.toml", include_str!("../readers/llm.toml")),
     ("elia.toml", include_str!("../readers/elia.toml")),
+    ("oterm.toml", include_str!("../readers/oterm.toml")),
     ("shell-gpt.toml", include_str!("../readers/shell-gpt.toml")),
     ("chatblade.toml", include_str!("../readers/chatblade.toml")),
     (

@@ -1,0 +1,195 @@
+//! Harnesses from PyPI that talk to Ollama and are full-screen terminal
+//! programs with no headless mode (oterm), run for real against the
+//! scripted model server, which answers Ollama's own API beside the chat,
+//! in a sandbox HOME: each run gets a pseudo-terminal of its own
+//! (`tests/agents/terminal.py`), which types and clicks as a person does
+//! and waits for what the program draws. deja then indexes what the
+//! program wrote, and `deja sessions`, `deja show` and `deja recall` must
+//! give back exactly what was typed and answered, without changing a byte
+//! of the harness's folder.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use crate::agents::{conversation, ModelServer};
+use crate::common::repo;
+use crate::harness_runs::{
+    pypi_client, read_back, Run, FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER, SECOND_QUESTION,
+};
+
+/// Every file below `dir` with its bytes, sorted.
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut all = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap();
+                all.push((path, bytes));
+            }
+        }
+    }
+    all.sort();
+    all
+}
+
+/// `program` in a pseudo-terminal of 40 x 160 in the sandbox, played by
+/// `steps` (written to `<run dir>/<name>.steps.json`).
+fn in_terminal(r: &Run, name: &str, steps: &Value, program: &Path) -> Command {
+    let steps_path = r.run_dir.join(format!("{name}.steps.json"));
+    std::fs::create_dir_all(&r.run_dir).unwrap();
+    std::fs::write(&steps_path, steps.to_string()).unwrap();
+    let mut cmd = r.sb.command_of(Path::new("python3"));
+    cmd.arg(repo().join("tests/agents/terminal.py"))
+        .arg("--steps")
+        .arg(&steps_path)
+        .arg("--log")
+        .arg(r.run_dir.join(format!("{name}.terminal.log")))
+        .args(["--rows", "40", "--cols", "160", "--timeout", "100", "--"])
+        .arg(program);
+    cmd
+}
+
+/// A left click at column `col`, row `row` of the terminal (1-based), as
+/// a terminal reports it to a program that asked for the mouse (SGR).
+fn click(col: u32, row: u32) -> Value {
+    json!({"keys": format!("\u{1b}[<0;{col};{row}M\u{1b}[<0;{col};{row}m")})
+}
+
+/// oterm 0.26.1 with its default provider, Ollama, at `OLLAMA_URL` (the
+/// scripted server: the model list, the model's details, and the chat
+/// through Ollama's OpenAI-compatible endpoint; no account): a new chat
+/// (ctrl+n, the model picked from the list, Save) answers a question;
+/// started again, it opens the chat as a tab and answers a second one.
+/// deja's reader of its `store.db`, written only in TOML, reads the one
+/// chat with both exchanges, and leaves oterm's folder as it was.
+#[test]
+fn oterm_chats_are_read_as_oterm_stores_them() {
+    let oterm = pypi_client("oterm", "oterm");
+    let r = Run::new();
+    const MODEL: &str = "llama3.2:latest";
+    let server = ModelServer::start(
+        &r.run_dir,
+        &json!({
+            // No tool is picked for the chat: none is offered.
+            "require_tools": false,
+            "model": MODEL,
+            "steps": [{"text": FIRST_ANSWER}, {"text": SECOND_ANSWER}],
+        }),
+    );
+    let folder = r.sb.home.join(".local/share/oterm");
+    // Without the splash screen's animation (a setting of the user's).
+    r.sb.write(
+        ".local/share/oterm/config.json",
+        "{\"splash-screen\": false}",
+    );
+    let db = folder.join("store.db");
+    let db_text = db.to_str().unwrap();
+    // On the 160 x 40 screen of the new chat's dialog, the model list's
+    // first entry is on row 14 and Save on row 36. Save is enabled once
+    // the model's details are in: its capabilities (vision, 👁️) are drawn
+    // then. An answer is in the database once oterm has committed it,
+    // after it is drawn; ctrl+q quits.
+    let first = json!([
+        {"screen": "Press Ctrl+N"},
+        {"keys": "\u{e}"},
+        {"screen": MODEL},
+        click(10, 14),
+        {"screen": "\u{1f441}"},
+        click(12, 36),
+        {"screen": format!("model: {MODEL}")},
+        {"type": FIRST_QUESTION},
+        {"keys": "\r"},
+        {"screen": FIRST_ANSWER},
+        {"file": db_text, "contains": FIRST_ANSWER},
+        {"keys": "\u{11}"},
+        {"exit": true},
+    ]);
+    // Started again, oterm opens every chat as a tab, the prompt focused.
+    let second = json!([
+        {"screen": FIRST_ANSWER},
+        {"type": SECOND_QUESTION},
+        {"keys": "\r"},
+        {"screen": SECOND_ANSWER},
+        {"file": db_text, "contains": SECOND_ANSWER},
+        {"keys": "\u{11}"},
+        {"exit": true},
+    ]);
+    let command = |name: &str, steps: &Value| {
+        let mut cmd = in_terminal(&r, name, steps, &oterm);
+        cmd.env("OLLAMA_URL", &server.url);
+        cmd
+    };
+    r.run(command("oterm", &first), "oterm", FIRST_ANSWER);
+    r.run(
+        command("oterm-again", &second),
+        "oterm-again",
+        SECOND_ANSWER,
+    );
+
+    // oterm asked Ollama for its models and the model's details, and the
+    // second question went out with the chat as oterm keeps it.
+    let requests = server.requests();
+    let ollama: Vec<&str> = requests
+        .iter()
+        .filter(|r| r["api"] == "ollama")
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        ollama.contains(&"/api/tags") && ollama.contains(&"/api/show"),
+        "{ollama:?}"
+    );
+    let asked = conversation(&requests);
+    assert_eq!(asked.len(), 2, "{requests:#?}");
+    assert_eq!(asked[1]["body"]["model"], MODEL, "{requests:#?}");
+    let sent: Vec<(&str, &str)> = asked[1]["body"]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            ("user", FIRST_QUESTION),
+            ("assistant", FIRST_ANSWER),
+            ("user", SECOND_QUESTION),
+        ],
+        "{requests:#?}"
+    );
+    let before = tree(&folder);
+
+    let (session, shown) = read_back(
+        &r.sb,
+        "oterm",
+        "oterm-1",
+        &[FIRST_QUESTION, FIRST_ANSWER, SECOND_QUESTION, SECOND_ANSWER],
+        &[],
+    );
+    let roles: Vec<&str> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        ["user", "assistant", "user", "assistant"],
+        "{shown:#}"
+    );
+    // `chat #1 - llama3.2:latest` is the name oterm gives a new chat: no
+    // title. oterm keeps no working directory and no time: no project, and
+    // the date is the database's, marked approximate.
+    assert!(session["title"].is_null(), "{session:#}");
+    assert!(shown["project"]["dir"].is_null(), "{shown:#}");
+    assert_eq!(session["date_approximate"], true, "{session:#}");
+    assert!(tree(&folder) == before, "deja changed oterm's folder");
+    let resume = r.sb.ok(&["resume", "oterm-1"]);
+    assert_eq!(resume.stdout.trim(), "oterm", "{}", resume.stderr);
+    assert!(resume.stderr.contains("pick the chat"), "{}", resume.stderr);
+}

@@ -288,6 +288,13 @@ UPDATE sources SET reader = '';
 ALTER TABLE files ADD COLUMN text TEXT;
 UPDATE sources SET reader = '';
 "#,
+    // 13: vectors are cached in half precision (a tag byte, then two bytes
+    //    a value); those cached before stay f32s and are read as such. No
+    //    table changes: the version keeps an earlier deja, which would read
+    //    the new blobs as f32s, from opening the store.
+    r#"
+UPDATE meta SET value = value WHERE 0;
+"#,
 ];
 
 /// The schema version this deja writes.

@@ -592,15 +592,42 @@ fn header_matches(file: &Path, dims: Option<u64>, count: i64) -> bool {
         })
 }
 
-/// Reads a stored vector blob (little-endian f32s).
+/// The first byte of a cached vector stored in half precision. Vectors
+/// cached before were little-endian f32s, a multiple of four bytes long; a
+/// half-precision blob is this byte and two bytes a value, an odd length, so
+/// the two are never confused and both are read.
+const HALF: u8 = 0x16;
+
+/// Reads a cached vector blob: half precision after [`HALF`], or the f32s
+/// of stores written before.
 pub fn from_blob(blob: &[u8]) -> Vec<f32> {
-    blob.chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
+    match blob.split_first() {
+        Some((&HALF, halves)) if blob.len() % 2 == 1 => halves
+            .chunks_exact(2)
+            .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+            .collect(),
+        _ => blob
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect(),
+    }
 }
 
-/// Encodes a vector as a blob (little-endian f32s).
+/// Encodes a vector for the cache in half precision (what the vector index
+/// holds anyway): a fifth of the bytes on disk that f32s took, whose rows
+/// spilled onto overflow pages.
 pub fn to_blob(v: &[f32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1 + v.len() * 2);
+    out.push(HALF);
+    for x in v {
+        out.extend_from_slice(&half::f16::from_f32(*x).to_le_bytes());
+    }
+    out
+}
+
+/// Encodes a vector as little-endian f32s, as stores before half precision
+/// cached them.
+pub fn to_f32_blob(v: &[f32]) -> Vec<u8> {
     let mut out = Vec::with_capacity(v.len() * 4);
     for x in v {
         out.write_all(&x.to_le_bytes()).ok();

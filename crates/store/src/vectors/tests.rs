@@ -477,12 +477,29 @@ fn all_returns_every_vector_of_the_model_and_none_of_another() {
 }
 
 #[test]
-fn blobs_round_trip() {
-    let v = [0.0f32, -1.5, 3.25e-7, f32::MAX];
+fn blobs_are_cached_in_half_precision_and_earlier_f32_blobs_still_read() {
+    // Half precision: one tag byte and two bytes a value, exact for values
+    // half precision holds and within its precision for the rest.
+    let v = [0.0f32, -1.5, 0.333_333_34, 0.068_359_375];
     let blob = to_blob(&v);
+    assert_eq!(blob.len(), 1 + 2 * v.len());
+    let back = from_blob(&blob);
+    assert_eq!(back.len(), v.len());
+    assert_eq!(&back[..2], &v[..2]);
+    assert!((back[2] - v[2]).abs() < 2e-4, "{back:?}");
+    assert_eq!(back[3], v[3]);
+    // A store's f32 blob of before, even one whose first byte is the tag.
+    let old = [0.0f32, -1.5, 3.25e-7, f32::MAX];
+    let blob = to_f32_blob(&old);
     assert_eq!(blob.len(), 16);
     assert_eq!(&blob[4..8], &(-1.5f32).to_le_bytes());
-    assert_eq!(from_blob(&blob), v);
+    assert_eq!(from_blob(&blob), old);
+    let tagged_first = [f32::from_le_bytes([0x16, 0, 0, 0]), 2.0];
+    assert_eq!(from_blob(&to_f32_blob(&tagged_first)), tagged_first);
+    // A unit vector of 384 values: a row that fits its page.
+    let unit: Vec<f32> = (0..384).map(|i| if i == 7 { 1.0 } else { 0.0 }).collect();
+    assert_eq!(to_blob(&unit).len(), 769);
+    assert_eq!(from_blob(&to_blob(&unit)), unit);
 }
 
 #[test]

@@ -2,7 +2,6 @@
 //! expansion, exclude patterns and a bounded directory walk that reports
 //! unreadable folders as warnings instead of failing.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use abi_stable::std_types::RString;
@@ -168,6 +167,7 @@ impl Excludes {
 pub struct Collector {
     discovery: Discovery,
     seen: std::collections::HashSet<PathBuf>,
+    canonical: crate::canonical::CanonicalPaths,
     excludes: Excludes,
 }
 
@@ -221,7 +221,7 @@ impl Collector {
             ));
             return false;
         };
-        let key = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let key = self.canonical.resolve(path);
         let new = self.seen.insert(key);
         if new {
             self.discovery.transcripts.push(text.into());
@@ -304,6 +304,7 @@ pub fn split_path_list(value: &str) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn one(pattern: &str) -> Excludes {
         Excludes::new(&[pattern.to_string()], Path::new("/home/u"))

@@ -24,6 +24,7 @@
 // any bytes (SECURITY.md). Tests may index.
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
+pub mod canonical;
 pub mod discover;
 pub mod export;
 pub mod module;

@@ -21,14 +21,15 @@
 pub mod embedding;
 pub mod redact;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use deja_host::code_folder::{self, Checked};
 use deja_host::transcripts;
 use deja_host::{Context, Plugin};
 use deja_model::{sha256_hex, Session};
-use deja_store::ingest::{Applied, FileState, Found};
+use deja_plugin_api::canonical::CanonicalPaths;
+use deja_store::ingest::{Applied, FileState, Found, SourceState};
 use deja_store::{Store, StoreError};
 
 use crate::redact::Redactor;
@@ -124,6 +125,7 @@ pub fn run(
     let mut report = Report::default();
     let mut work: Vec<(&Reader<'_>, PathBuf, Found)> = Vec::new();
     let mut discovered_ok: Vec<&str> = Vec::new();
+    let mut canonical = CanonicalPaths::default();
     for reader in readers {
         let plugin = reader.plugin;
         match plugin.discover(&reader.context) {
@@ -131,12 +133,12 @@ pub fn run(
                 let in_code_folders: HashSet<PathBuf> = found
                     .in_code_folders()
                     .iter()
-                    .map(|p| absolute(p, options.home))
+                    .map(|p| canonical.resolve(&absolute(p, options.home)))
                     .collect();
                 report.warnings.extend(found.warnings);
                 let mut seen = HashSet::new();
                 for path in found.transcripts {
-                    let path = absolute(&path, options.home);
+                    let path = canonical.resolve(&absolute(&path, options.home));
                     if !seen.insert(path.clone()) {
                         continue;
                     }
@@ -181,6 +183,8 @@ pub fn run(
     let limit = options.max_file_bytes;
     let redaction = redactor.fingerprint();
     let total = work.len();
+    // What the store knows of each harness's transcripts, read once.
+    let mut known: HashMap<String, HashMap<String, SourceState>> = HashMap::new();
     for (done, (reader, path, found)) in work.into_iter().enumerate() {
         if options
             .deadline
@@ -190,6 +194,13 @@ pub fn run(
             break;
         }
         let settings = settings_fingerprint(&reader.context, &redaction, found);
+        let harness = &reader.plugin.harness;
+        if !known.contains_key(harness) {
+            known.insert(harness.clone(), store.sources_of(harness)?);
+        }
+        let source = known
+            .get_mut(harness)
+            .and_then(|k| k.remove(path.to_string_lossy().as_ref()));
         let transcript = Transcript {
             plugin: reader.plugin,
             path: &path,
@@ -197,7 +208,7 @@ pub fn run(
             settings: &settings,
             found,
         };
-        match index_one(store, &transcript, limit, redactor)? {
+        match index_one(store, &transcript, source, limit, redactor)? {
             Ok(Outcome::Unchanged) => {}
             Ok(Outcome::Indexed {
                 applied,
@@ -246,13 +257,13 @@ fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// `path`, relative to `base` unless absolute.
 fn absolute(path: &Path, base: &Path) -> PathBuf {
-    let p = if path.is_absolute() {
+    if path.is_absolute() {
         path.to_path_buf()
     } else {
         base.join(path)
-    };
-    std::fs::canonicalize(&p).unwrap_or(p)
+    }
 }
 
 enum Outcome {
@@ -298,6 +309,7 @@ struct Transcript<'a> {
 fn index_one(
     store: &mut Store,
     transcript: &Transcript<'_>,
+    known: Option<SourceState>,
     limit: u64,
     redactor: &Redactor,
 ) -> Result<std::result::Result<Outcome, String>, StoreError> {
@@ -320,7 +332,6 @@ fn index_one(
     let wal_meta = wal.as_deref().and_then(|w| std::fs::metadata(w).ok());
     let size = meta.len() as i64 + wal_meta.as_ref().map_or(0, |m| m.len() as i64);
     let mtime = mtime_ns(&meta).max(wal_meta.as_ref().map_or(0, mtime_ns));
-    let known = store.source(&plugin.harness, &path_text)?;
     // Read with the same reader and settings, and it succeeded.
     let same_reading = known
         .as_ref()

@@ -127,6 +127,37 @@ impl Store {
             .map_err(|e| self.wrap(e))
     }
 
+    /// What the store knows of every transcript of `harness`, by path: read
+    /// in one query, so that a run over tens of thousands of unchanged
+    /// transcripts does not ask for each.
+    pub fn sources_of(&self, harness: &str) -> Result<HashMap<String, SourceState>> {
+        let mut stmt = self
+            .conn()
+            .prepare(
+                "SELECT path, id, size, mtime_ns, hash, reader, settings, error FROM sources
+                 WHERE harness = ?1",
+            )
+            .map_err(|e| self.wrap(e))?;
+        let rows = stmt
+            .query_map([harness], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    SourceState {
+                        id: r.get(1)?,
+                        size: r.get(2)?,
+                        mtime_ns: r.get(3)?,
+                        hash: r.get(4)?,
+                        reader: r.get(5)?,
+                        settings: r.get(6)?,
+                        error: r.get(7)?,
+                    },
+                ))
+            })
+            .map_err(|e| self.wrap(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.wrap(e))
+    }
+
     /// Records a new size and mtime for a source whose content is unchanged.
     pub fn touch_source(&self, id: i64, size: i64, mtime_ns: i64) -> Result<()> {
         self.conn()

@@ -30,26 +30,12 @@ fn parse(db: &Path) -> ParseOutput {
     testing::parse_file::<TomlReader>(db, &context(Path::new("/nonexistent"), &[]))
 }
 
-/// Every file in `dir` with its bytes.
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .map(|p| {
-            let bytes = std::fs::read(&p).unwrap();
-            (p.file_name().unwrap().to_string_lossy().into_owned(), bytes)
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn the_chats_elia_wrote_read_as_typed_and_answered() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("elia.sqlite");
     std::fs::copy(golden(), &db).unwrap();
-    let before = snapshot(dir.path());
+    let before = common::snapshot(dir.path());
     let out = parse(&db);
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     let ids: Vec<&str> = out.sessions.iter().map(|s| s.id.as_str()).collect();
@@ -99,7 +85,7 @@ fn the_chats_elia_wrote_read_as_typed_and_answered() {
     assert_eq!(renamed.updated_at_ms, 1_796_587_797_335);
     assert_eq!(renamed.messages[2].timestamp_ms, 1_796_587_790_458);
     // Read from a copy: nothing beside the database is created or changed.
-    assert_eq!(snapshot(dir.path()), before);
+    assert_eq!(common::snapshot(dir.path()), before);
 }
 
 #[test]

@@ -26,26 +26,12 @@ fn parse(db: &Path) -> ParseOutput {
     testing::parse_file::<TomlReader>(db, &context(Path::new("/nonexistent"), &[]))
 }
 
-/// Every file in `dir` with its bytes.
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .map(|p| {
-            let bytes = std::fs::read(&p).unwrap();
-            (p.file_name().unwrap().to_string_lossy().into_owned(), bytes)
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn the_chats_oterm_wrote_read_as_typed_and_answered() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("store.db");
     std::fs::copy(golden(), &db).unwrap();
-    let before = snapshot(dir.path());
+    let before = common::snapshot(dir.path());
     let out = parse(&db);
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     let ids: Vec<&str> = out.sessions.iter().map(|s| s.id.as_str()).collect();
@@ -96,7 +82,7 @@ fn the_chats_oterm_wrote_read_as_typed_and_answered() {
         .iter()
         .all(|m| m.timestamp_ms == first.started_at_ms));
     // Read from a copy: nothing beside the database is created or changed.
-    assert_eq!(snapshot(dir.path()), before);
+    assert_eq!(common::snapshot(dir.path()), before);
 }
 
 #[test]

@@ -73,3 +73,17 @@ pub fn resume(context: &HostContext, id: &str, project: Option<&str>) -> (Vec<St
         ResumeAdvice::Refused { message } => panic!("refused: {message}"),
     }
 }
+
+/// Every file in `dir` with its bytes.
+pub fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p.file_name().unwrap().to_string_lossy().into_owned(), bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}

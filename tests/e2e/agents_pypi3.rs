@@ -5,34 +5,13 @@
 //! `deja show` and `deja recall` must give back exactly what was typed,
 //! answered and run, without changing a byte of the harness's folder.
 
-use std::path::{Path, PathBuf};
-
 use serde_json::{json, Value};
 
 use crate::agents::ModelServer;
 use crate::harness_runs::{
-    asked, pypi_client, read_back, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK, FIRST_QUESTION,
-    SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
+    asked, pypi_client, read_back, tree, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK,
+    FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
 };
-
-/// Every file below `dir` with its bytes, sorted.
-fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut all = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        for entry in std::fs::read_dir(&at).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let bytes = std::fs::read(&path).unwrap();
-                all.push((path, bytes));
-            }
-        }
-    }
-    all.sort();
-    all
-}
 
 /// Mistral Vibe 3.0.2, with a provider of the user's own in
 /// `~/.vibe/config.toml` (no account), answers a prompt in headless mode

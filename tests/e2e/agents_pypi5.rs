@@ -5,34 +5,13 @@
 //! `deja show` and `deja recall` must give back exactly what was typed and
 //! answered, without changing a byte of the harness's folder.
 
-use std::path::{Path, PathBuf};
-
 use serde_json::json;
 
 use crate::agents::{conversation, ModelServer};
 use crate::harness_runs::{
-    asked, pypi_client, read_back, Run, FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER,
+    asked, pypi_client, read_back, tree, Run, FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER,
     SECOND_QUESTION,
 };
-
-/// Every file below `dir` with its bytes, sorted.
-fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut all = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        for entry in std::fs::read_dir(&at).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let bytes = std::fs::read(&path).unwrap();
-                all.push((path, bytes));
-            }
-        }
-    }
-    all.sort();
-    all
-}
 
 /// Chatblade 0.7.0 (with httpx 0.27.2: its OpenAI client passes `proxies`,
 /// which later httpx refuses), pointed at the scripted server with

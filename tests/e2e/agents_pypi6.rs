@@ -8,52 +8,13 @@
 //! give back exactly what was typed and answered, without changing a byte
 //! of the harness's folder.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use serde_json::{json, Value};
 
 use crate::agents::{conversation, ModelServer};
-use crate::common::repo;
 use crate::harness_runs::{
-    pypi_client, read_back, Run, FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER, SECOND_QUESTION,
+    in_terminal, pypi_client, read_back, tree, Run, FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER,
+    SECOND_QUESTION,
 };
-
-/// Every file below `dir` with its bytes, sorted.
-fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut all = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        for entry in std::fs::read_dir(&at).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let bytes = std::fs::read(&path).unwrap();
-                all.push((path, bytes));
-            }
-        }
-    }
-    all.sort();
-    all
-}
-
-/// `program` in a pseudo-terminal of 40 x 160 in the sandbox, played by
-/// `steps` (written to `<run dir>/<name>.steps.json`).
-fn in_terminal(r: &Run, name: &str, steps: &Value, program: &Path) -> Command {
-    let steps_path = r.run_dir.join(format!("{name}.steps.json"));
-    std::fs::create_dir_all(&r.run_dir).unwrap();
-    std::fs::write(&steps_path, steps.to_string()).unwrap();
-    let mut cmd = r.sb.command_of(Path::new("python3"));
-    cmd.arg(repo().join("tests/agents/terminal.py"))
-        .arg("--steps")
-        .arg(&steps_path)
-        .arg("--log")
-        .arg(r.run_dir.join(format!("{name}.terminal.log")))
-        .args(["--rows", "40", "--cols", "160", "--timeout", "100", "--"])
-        .arg(program);
-    cmd
-}
 
 /// A left click at column `col`, row `row` of the terminal (1-based), as
 /// a terminal reports it to a program that asked for the mouse (SGR).
@@ -121,7 +82,7 @@ fn oterm_chats_are_read_as_oterm_stores_them() {
         {"exit": true},
     ]);
     let command = |name: &str, steps: &Value| {
-        let mut cmd = in_terminal(&r, name, steps, &oterm);
+        let mut cmd = in_terminal(&r, name, steps, &oterm, &[]);
         cmd.env("OLLAMA_URL", &server.url);
         cmd
     };

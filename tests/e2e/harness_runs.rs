@@ -156,3 +156,47 @@ pub(crate) fn asked(shown: &Value) -> Vec<&str> {
         .map(|m| m["text"].as_str().unwrap())
         .collect()
 }
+
+/// Every file below `dir` with its bytes, sorted.
+pub(crate) fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut all = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap();
+                all.push((path, bytes));
+            }
+        }
+    }
+    all.sort();
+    all
+}
+
+/// `program args` in a pseudo-terminal of 40 x 160 in the sandbox, played
+/// by `steps` (written to `<run dir>/<name>.steps.json`) through
+/// `tests/agents/terminal.py`.
+pub(crate) fn in_terminal(
+    r: &Run,
+    name: &str,
+    steps: &Value,
+    program: &Path,
+    args: &[&str],
+) -> Command {
+    let steps_path = r.run_dir.join(format!("{name}.steps.json"));
+    std::fs::create_dir_all(&r.run_dir).unwrap();
+    std::fs::write(&steps_path, steps.to_string()).unwrap();
+    let mut cmd = r.sb.command_of(Path::new("python3"));
+    cmd.arg(crate::common::repo().join("tests/agents/terminal.py"))
+        .arg("--steps")
+        .arg(&steps_path)
+        .arg("--log")
+        .arg(r.run_dir.join(format!("{name}.terminal.log")))
+        .args(["--rows", "40", "--cols", "160", "--timeout", "100", "--"])
+        .arg(program)
+        .args(args);
+    cmd
+}

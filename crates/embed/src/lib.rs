@@ -56,9 +56,18 @@ pub fn id_before_exact_int8(id: &str) -> Option<String> {
 /// Whether the ONNX graph in `onnx_bytes` computes in int8 (the operators
 /// ONNX Runtime's quantised kernels run).
 pub fn quantised(onnx_bytes: &[u8]) -> bool {
-    const OPS: [&[u8]; 3] = [b"MatMulInteger", b"DynamicQuantizeLinear", b"QLinearMatMul"];
-    OPS.iter()
-        .any(|op| onnx_bytes.windows(op.len()).any(|w| w == *op))
+    [
+        &b"MatMulInteger"[..],
+        b"DynamicQuantizeLinear",
+        b"QLinearMatMul",
+    ]
+    .iter()
+    .any(|op| has_op(onnx_bytes, op))
+}
+
+/// Whether the ONNX graph in `onnx_bytes` names the operator `op`.
+fn has_op(onnx_bytes: &[u8], op: &[u8]) -> bool {
+    onnx_bytes.windows(op.len()).any(|w| w == op)
 }
 
 use std::path::{Path, PathBuf};
@@ -345,8 +354,7 @@ pub struct Embedder {
 /// vector that depends on the other texts of its batch and their padding, so
 /// it must embed one text per call to agree with the query encoder.
 pub fn scales_per_batch(onnx_bytes: &[u8]) -> bool {
-    const OP: &[u8] = b"DynamicQuantizeLinear";
-    onnx_bytes.windows(OP.len()).any(|w| w == OP)
+    has_op(onnx_bytes, b"DynamicQuantizeLinear")
 }
 
 impl Embedder {

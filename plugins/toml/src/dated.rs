@@ -228,6 +228,7 @@ mod tests {
         let group = Group {
             row: None,
             records: Vec::new(),
+            id: None,
         };
         assert_eq!(
             of(&field, &group, "/s/2024-12-12T10:40:00Z.json", "x"),
@@ -245,6 +246,7 @@ mod tests {
         let group = Group {
             row: None,
             records: Vec::new(),
+            id: None,
         };
         assert_eq!(
             of(

@@ -94,6 +94,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("amp.toml", include_str!("../readers/amp.toml")),
     ("cursor.toml", include_str!("../readers/cursor.toml")),
     (
+        "cursor-editor.toml",
+        include_str!("../readers/cursor-editor.toml"),
+    ),
+    (
         "copilot-chat.toml",
         include_str!("../readers/copilot-chat.toml"),
     ),

@@ -126,6 +126,7 @@ pub fn load(
     visit(Group {
         row: Some(session),
         records,
+        id: None,
     });
     let mut warnings = Vec::new();
     if tally.unreadable > 0 {

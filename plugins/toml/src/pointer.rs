@@ -4,7 +4,8 @@
 //! records array, or a SQLite row as an object of its columns. A pointer
 //! does not look inside a string holding JSON unless it says so with `#`:
 //! `/data/input#/command` is the `command` of the JSON text at `/data/input`
-//! (a sqlite source can also name such columns in `json_columns`).
+//! (or of the object there, for a harness that writes the field either
+//! way; a sqlite source can also name such columns in `json_columns`).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -73,10 +74,15 @@ impl Pointer {
         let found = record.pointer(&self.path).filter(|v| !v.is_null())?;
         match &self.inner {
             None => Some(Cow::Borrowed(found)),
-            Some(inner) => {
-                let parsed: Value = serde_json::from_str(found.as_str()?).ok()?;
-                inner.get(&parsed).map(|v| Cow::Owned(v.into_owned()))
-            }
+            // JSON text, or a value already parsed (a harness that
+            // writes the same field either way).
+            Some(inner) => match found {
+                Value::Object(_) | Value::Array(_) => inner.get(found),
+                _ => {
+                    let parsed: Value = serde_json::from_str(found.as_str()?).ok()?;
+                    inner.get(&parsed).map(|v| Cow::Owned(v.into_owned()))
+                }
+            },
         }
     }
 
@@ -220,6 +226,15 @@ mod tests {
         let not_json = json!({"data": {"input": "ls"}});
         assert_eq!(p.string(&not_json), None);
         assert!(Pointer::parse("/a#b").unwrap_err().contains("after `#`"));
+    }
+
+    #[test]
+    fn after_a_hash_a_value_already_parsed_is_read_as_it_is() {
+        let p = Pointer::parse("/data/input#/command").unwrap();
+        let parsed = json!({"data": {"input": {"command": "ls -la"}}});
+        assert_eq!(p.string(&parsed).as_deref(), Some("ls -la"));
+        let number = json!({"data": {"input": 7}});
+        assert_eq!(p.string(&number), None);
     }
 
     #[test]

@@ -113,7 +113,9 @@ fn build(d: &Description, group: &Group, path: &str, modified_ms: i64) -> Option
         path,
         id: None,
     };
-    let id = first(&unknown, &s.id).or_else(|| fallback_id(path, s.id_fallback))?;
+    let id = first(&unknown, &s.id)
+        .or_else(|| group.id.clone())
+        .or_else(|| fallback_id(path, s.id_fallback))?;
     let at = At {
         id: Some(&id),
         ..unknown

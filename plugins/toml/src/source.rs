@@ -27,6 +27,10 @@ pub struct Group {
     pub row: Option<Value>,
     /// Its records, in order.
     pub records: Vec<Value>,
+    /// The session's id where the source itself knows it (the part of a
+    /// key-value source's key that names the session), taken when
+    /// `session.id` finds none.
+    pub id: Option<String>,
 }
 
 /// A file read into groups.
@@ -187,7 +191,13 @@ fn document(d: &Description, doc: Value) -> Result<Loaded, PluginError> {
 fn group(d: &Description, row: Option<Value>, records: Vec<Value>) -> Vec<Group> {
     let by = match &d.source.sessions_by {
         Some(Grouping::Field(p)) => p,
-        Some(Grouping::File) | None => return vec![Group { row, records }],
+        Some(Grouping::File) | None => {
+            return vec![Group {
+                row,
+                records,
+                id: None,
+            }]
+        }
     };
     let mut order: Vec<String> = Vec::new();
     let mut groups: HashMap<String, Vec<Value>> = HashMap::new();
@@ -217,6 +227,7 @@ fn group(d: &Description, row: Option<Value>, records: Vec<Value>) -> Vec<Group>
         .map(|records| Group {
             row: row.clone(),
             records,
+            id: None,
         })
         .collect()
 }

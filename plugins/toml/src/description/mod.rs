@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::pointer::Pointer;
 
+pub mod kv;
 pub mod linked;
 mod message;
 pub mod outcome;
@@ -224,6 +225,10 @@ pub struct Source {
     /// sqlite: columns holding JSON text, read as JSON values.
     #[serde(default)]
     pub json_columns: Vec<String>,
+    /// sqlite: sessions kept in key-value tables (`[[source.kv]]`), read
+    /// by their keys instead of by `sessions` and `records` queries.
+    #[serde(default)]
+    pub kv: Vec<kv::Kv>,
     /// sqlite: columns that may hold zstd-compressed data (text or blob),
     /// decompressed before anything else reads them.
     #[serde(default)]
@@ -600,6 +605,55 @@ pub fn parse(origin: &str, text: &str) -> Result<Description, Error> {
 fn check(d: &Description) -> Result<(), (String, String)> {
     let needs = |key: &str, what: &str| Err((key.to_string(), what.to_string()));
     match d.source.kind {
+        Kind::Sqlite if !d.source.kv.is_empty() => {
+            for key in ["sessions", "records", "records_at"] {
+                let set = match key {
+                    "sessions" => d.source.sessions.is_some(),
+                    "records" => d.source.records.is_some(),
+                    _ => d.source.records_at.is_some(),
+                };
+                if set {
+                    return needs(
+                        &format!("source.{key}"),
+                        "a source read by `[[source.kv]]` finds its sessions and records by key; say it in each entry",
+                    );
+                }
+            }
+            for (i, kv) in d.source.kv.iter().enumerate() {
+                if kv.records.is_none() && kv.records_at.is_none() {
+                    return needs(
+                        &format!("source.kv[{i}].records"),
+                        "say where a session's records are: the key pattern of `records`, or `records_at` inside its value",
+                    );
+                }
+                if let Some(records) = &kv.records {
+                    if !records.has("record") || !records.has("session") {
+                        return needs(
+                            &format!("source.kv[{i}].records"),
+                            "a records key pattern holds `{session}` and `{record}`",
+                        );
+                    }
+                }
+                if kv.order.is_some() && kv.records.is_none() {
+                    return needs(
+                        &format!("source.kv[{i}].order"),
+                        "`order` names records by key: add the `records` key pattern",
+                    );
+                }
+                if !kv.sessions.has("session") && d.session.id.is_none() {
+                    return needs(
+                        &format!("source.kv[{i}].sessions"),
+                        "sessions under one key (no `{session}` in it) need `session.id`",
+                    );
+                }
+                if kv.sessions.has("record") {
+                    return needs(
+                        &format!("source.kv[{i}].sessions"),
+                        "a session's key pattern holds `{session}` only",
+                    );
+                }
+            }
+        }
         Kind::Sqlite => {
             if d.source.sessions.is_none() {
                 return needs(
@@ -636,6 +690,9 @@ fn check(d: &Description) -> Result<(), (String, String)> {
                 if set {
                     return needs(&format!("source.{key}"), "only a sqlite source has queries");
                 }
+            }
+            if !d.source.kv.is_empty() {
+                return needs("source.kv", "only a sqlite source has key-value tables");
             }
             if !d.source.json_columns.is_empty() || !d.source.zstd_columns.is_empty() {
                 return needs("source.json_columns", "only a sqlite source has columns");

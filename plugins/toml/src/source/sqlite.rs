@@ -21,6 +21,8 @@ use serde_json::{Map, Value};
 use super::{strip_at, untag, Group};
 use crate::description::Description;
 
+mod kv;
+
 /// How much reading one database may cost before it is given up.
 #[derive(Debug, Clone, Copy)]
 pub struct Bounds {
@@ -63,6 +65,9 @@ pub fn read(
     bounds: Bounds,
     visit: &mut dyn FnMut(Group),
 ) -> Result<Vec<String>, PluginError> {
+    if !d.source.kv.is_empty() {
+        return kv::read(d, path, bytes, bounds, visit);
+    }
     let (Some(sessions_sql), Some(id)) = (&d.source.sessions, &d.session.id) else {
         return Err(PluginError::config(
             "a sqlite source needs `source.sessions` and `session.id`",
@@ -143,6 +148,7 @@ pub fn read(
         visit(Group {
             row: Some(row),
             records,
+            id: None,
         });
     }
     Ok(warnings)

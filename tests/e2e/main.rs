@@ -24,6 +24,7 @@ mod commands;
 mod common;
 mod corpus;
 mod corpus_commands;
+mod cursor_editor;
 mod demo;
 mod described;
 mod embedding;

@@ -107,6 +107,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ),
     ("roo-code.toml", include_str!("../readers/roo-code.toml")),
     ("kilo-code.toml", include_str!("../readers/kilo-code.toml")),
+    ("amazon-q.toml", include_str!("../readers/amazon-q.toml")),
 ];
 
 /// Descriptions already read, by origin and text.

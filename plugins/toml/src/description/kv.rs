@@ -43,6 +43,12 @@ pub struct Kv {
     /// The pointer to an array of records inside the session's value
     /// (records kept inline, read before those of `records`).
     pub records_at: Option<Pointer>,
+    /// Other columns of the session's row (the key column too), each set
+    /// into the session's value under its own name, replacing a field of
+    /// that name: a table that keys sessions by their folder, or keeps
+    /// their times beside the value.
+    #[serde(default)]
+    pub columns: Vec<Ident>,
 }
 
 /// `order = { at = "/headers", item = "/id" }`.

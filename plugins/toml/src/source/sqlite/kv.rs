@@ -13,11 +13,11 @@ use std::time::Instant;
 
 use deja_plugin_api::PluginError;
 use rusqlite::types::ValueRef;
-use rusqlite::Connection;
-use serde_json::Value;
+use rusqlite::{Connection, Row};
+use serde_json::{Map, Value};
 
 use super::{open, Bounds, Budget, Watch};
-use crate::description::kv::{part_of, Kv};
+use crate::description::kv::{part_of, Ident, Kv};
 use crate::description::Description;
 use crate::source::{strip_at, untag, Group};
 
@@ -113,21 +113,22 @@ impl Reader<'_> {
     /// The sessions of one entry.
     fn entry(&mut self, kv: &Kv, visit: &mut dyn FnMut(Group)) -> Result<(), PluginError> {
         let pattern = &kv.sessions.text;
-        let found: Vec<(Option<String>, Value)> = if kv.sessions.has("session") {
+        let found: Vec<(Option<String>, Value, Map<String, Value>)> = if kv.sessions.has("session")
+        {
             let prefix = pattern.split("{session}").next().unwrap_or_default();
             let mut found = Vec::new();
-            self.scan(kv, prefix, &mut |key, value| {
+            self.scan(kv, prefix, &kv.columns, &mut |key, value, columns| {
                 if let Some(part) = part_of(pattern, "session", key) {
-                    found.push((Some(part.to_string()), value));
+                    found.push((Some(part.to_string()), value, columns));
                 }
             })?;
             found
         } else {
-            self.lookup(kv, pattern)?
-                .map(|v| vec![(None, v)])
+            self.lookup(kv, pattern, &kv.columns)?
+                .map(|(v, columns)| vec![(None, v, columns)])
                 .unwrap_or_default()
         };
-        for (part, value) in found {
+        for (part, value, columns) in found {
             let rows: Vec<(Option<String>, Value)> = match &kv.each {
                 None => vec![(part, value)],
                 Some(at) => match at.get(&value).as_deref() {
@@ -137,7 +138,10 @@ impl Reader<'_> {
                     _ => Vec::new(),
                 },
             };
-            for (part, row) in rows {
+            for (part, mut row) in rows {
+                if let Value::Object(fields) = &mut row {
+                    fields.extend(columns.iter().map(|(k, v)| (k.clone(), v.clone())));
+                }
                 let group = self.session(kv, part, row)?;
                 if let Some(group) = group {
                     visit(group);
@@ -185,14 +189,14 @@ impl Reader<'_> {
                 Some(names) => {
                     for record in names {
                         let key = pattern.replace("{record}", &record);
-                        if let Some(value) = self.lookup(kv, &key)? {
+                        if let Some((value, _)) = self.lookup(kv, &key, &[])? {
                             records.push(value);
                         }
                     }
                 }
                 None => {
                     let prefix = pattern.split("{record}").next().unwrap_or_default();
-                    self.scan(kv, prefix, &mut |key, value| {
+                    self.scan(kv, prefix, &[], &mut |key, value, _| {
                         if part_of(&pattern, "record", key).is_some() {
                             records.push(value);
                         }
@@ -211,11 +215,17 @@ impl Reader<'_> {
     }
 
     /// The value under `key`, read as JSON (none when there is no such
-    /// key or its value is not JSON).
-    fn lookup(&mut self, kv: &Kv, key: &str) -> Result<Option<Value>, PluginError> {
+    /// key or its value is not JSON), with the row's `columns`.
+    fn lookup(
+        &mut self,
+        kv: &Kv,
+        key: &str,
+        columns: &[Ident],
+    ) -> Result<Option<(Value, Map<String, Value>)>, PluginError> {
         let sql = format!(
-            "SELECT {value} FROM {table} WHERE {key} = ?1 LIMIT 1",
+            "SELECT {value}{more} FROM {table} WHERE {key} = ?1 LIMIT 1",
             value = kv.value.quoted(),
+            more = select(columns),
             table = kv.table.quoted(),
             key = kv.key.quoted(),
         );
@@ -225,7 +235,13 @@ impl Reader<'_> {
         let value = match next {
             Some(row) => {
                 let cell = row.get_ref(0).map_err(|e| self.failed(kv, e))?;
-                json(cell, &mut self.budget)
+                match json(cell, &mut self.budget) {
+                    Some(value) => Some((
+                        value,
+                        named(row, 1, columns).map_err(|e| self.failed(kv, e))?,
+                    )),
+                    None => None,
+                }
             }
             None => None,
         };
@@ -234,18 +250,21 @@ impl Reader<'_> {
     }
 
     /// Every key that starts with `prefix`, in key order, with its value
-    /// read as JSON (keys whose value is not JSON are passed over).
+    /// read as JSON (keys whose value is not JSON are passed over) and the
+    /// row's `columns`.
     fn scan(
         &mut self,
         kv: &Kv,
         prefix: &str,
-        found: &mut dyn FnMut(&str, Value),
+        columns: &[Ident],
+        found: &mut dyn FnMut(&str, Value, Map<String, Value>),
     ) -> Result<(), PluginError> {
         // The keys from `prefix` up to `prefix` followed by the last code
         // point: a range the key's index answers.
         let sql = format!(
-            "SELECT {key}, {value} FROM {table} WHERE {key} >= ?1 AND {key} < ?1 || char(1114111) ORDER BY {key}",
+            "SELECT {key}, {value}{more} FROM {table} WHERE {key} >= ?1 AND {key} < ?1 || char(1114111) ORDER BY {key}",
             value = kv.value.quoted(),
+            more = select(columns),
             table = kv.table.quoted(),
             key = kv.key.quoted(),
         );
@@ -260,12 +279,37 @@ impl Reader<'_> {
             };
             let cell = row.get_ref(1).map_err(|e| self.failed(kv, e))?;
             if let Some(value) = json(cell, &mut self.budget) {
-                found(&key, value);
+                let more = named(row, 2, columns).map_err(|e| self.failed(kv, e))?;
+                found(&key, value, more);
             }
             self.budget.check()?;
         }
         Ok(())
     }
+}
+
+/// `, "a", "b"` for the columns `a` and `b` (nothing for none).
+fn select(columns: &[Ident]) -> String {
+    columns
+        .iter()
+        .map(|c| format!(", {}", c.quoted()))
+        .collect()
+}
+
+/// The `columns` of `row`, from its cell `first` on, by name: text as a
+/// string, numbers as numbers; a null or a blob is left out.
+fn named(row: &Row<'_>, first: usize, columns: &[Ident]) -> rusqlite::Result<Map<String, Value>> {
+    let mut fields = Map::new();
+    for (i, column) in columns.iter().enumerate() {
+        let value = match row.get_ref(first + i)? {
+            ValueRef::Text(t) => Value::from(String::from_utf8_lossy(t).into_owned()),
+            ValueRef::Integer(n) => Value::from(n),
+            ValueRef::Real(f) => Value::from(f),
+            ValueRef::Null | ValueRef::Blob(_) => continue,
+        };
+        fields.insert(column.0.clone(), value);
+    }
+    Ok(fields)
 }
 
 /// A value cell as JSON: text or a blob holding JSON text (a number as

@@ -83,6 +83,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("shell-gpt.toml", include_str!("../readers/shell-gpt.toml")),
     ("chatblade.toml", include_str!("../readers/chatblade.toml")),
     (
+        "klaude-code.toml",
+        include_str!("../readers/klaude-code.toml"),
+    ),
+    (
         "mini-swe-agent.toml",
         include_str!("../readers/mini-swe-agent.toml"),
     ),

@@ -191,6 +191,11 @@ fn amazon_q_and_kiro_cli_conversations_are_read_where_they_keep_them() {
                 "assistant",
                 "No file mentions TODO; the README holds only a title."
             ),
+            // The prompt `q chat --resume` sent in the person's name is not theirs.
+            (
+                "assistant",
+                "We looked for TODO notes in this folder and found none."
+            ),
         ],
         "{shown:#}"
     );

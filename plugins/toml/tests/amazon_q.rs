@@ -203,8 +203,17 @@ fn a_conversation_of_before_1_13_is_its_pairs_of_user_and_assistant() {
                 Role::Assistant,
                 "No file mentions TODO; the README holds only a title."
             ),
+            // `q chat --resume` asked for this in the person's name.
+            (
+                Role::Assistant,
+                "We looked for TODO notes in this folder and found none."
+            ),
         ]
     );
+    assert!(notes
+        .messages
+        .iter()
+        .all(|m| !m.text.contains("summarize our conversation")));
     // Nothing in it is dated: the database's time is its date.
     assert_eq!(notes.started_at_ms, 1_000);
     assert_eq!(

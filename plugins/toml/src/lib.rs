@@ -80,6 +80,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("llm.toml", include_str!("../readers/llm.toml")),
     ("elia.toml", include_str!("../readers/elia.toml")),
     ("oterm.toml", include_str!("../readers/oterm.toml")),
+    ("ra-aid.toml", include_str!("../readers/ra-aid.toml")),
     ("shell-gpt.toml", include_str!("../readers/shell-gpt.toml")),
     ("chatblade.toml", include_str!("../readers/chatblade.toml")),
     (

@@ -21,6 +21,9 @@ use crate::description::kv::{part_of, Ident, Kv};
 use crate::description::Description;
 use crate::source::{strip_at, untag, Group};
 
+/// The other columns of a session's row (`columns`), by name.
+type Columns = Map<String, Value>;
+
 /// Reads the sessions of every `[[source.kv]]` entry of `d` in the
 /// database at `path` (or `bytes`), handing each to `visit` as it is read.
 pub(super) fn read(
@@ -113,8 +116,7 @@ impl Reader<'_> {
     /// The sessions of one entry.
     fn entry(&mut self, kv: &Kv, visit: &mut dyn FnMut(Group)) -> Result<(), PluginError> {
         let pattern = &kv.sessions.text;
-        let found: Vec<(Option<String>, Value, Map<String, Value>)> = if kv.sessions.has("session")
-        {
+        let found: Vec<(Option<String>, Value, Columns)> = if kv.sessions.has("session") {
             let prefix = pattern.split("{session}").next().unwrap_or_default();
             let mut found = Vec::new();
             self.scan(kv, prefix, &kv.columns, &mut |key, value, columns| {
@@ -221,7 +223,7 @@ impl Reader<'_> {
         kv: &Kv,
         key: &str,
         columns: &[Ident],
-    ) -> Result<Option<(Value, Map<String, Value>)>, PluginError> {
+    ) -> Result<Option<(Value, Columns)>, PluginError> {
         let sql = format!(
             "SELECT {value}{more} FROM {table} WHERE {key} = ?1 LIMIT 1",
             value = kv.value.quoted(),
@@ -257,7 +259,7 @@ impl Reader<'_> {
         kv: &Kv,
         prefix: &str,
         columns: &[Ident],
-        found: &mut dyn FnMut(&str, Value, Map<String, Value>),
+        found: &mut dyn FnMut(&str, Value, Columns),
     ) -> Result<(), PluginError> {
         // The keys from `prefix` up to `prefix` followed by the last code
         // point: a range the key's index answers.
@@ -298,7 +300,7 @@ fn select(columns: &[Ident]) -> String {
 
 /// The `columns` of `row`, from its cell `first` on, by name: text as a
 /// string, numbers as numbers; a null or a blob is left out.
-fn named(row: &Row<'_>, first: usize, columns: &[Ident]) -> rusqlite::Result<Map<String, Value>> {
+fn named(row: &Row<'_>, first: usize, columns: &[Ident]) -> rusqlite::Result<Columns> {
     let mut fields = Map::new();
     for (i, column) in columns.iter().enumerate() {
         let value = match row.get_ref(first + i)? {

@@ -1,0 +1,185 @@
+//! Harnesses from PyPI whose conversation is typed in a terminal interface
+//! that hands the work to a local server of its own (klaude-code), run for
+//! real against the scripted model server in a sandbox HOME: the program
+//! gets a pseudo-terminal (`tests/agents/terminal.py`), which types as a
+//! person does and waits for what it draws. deja then indexes what the
+//! program wrote, and `deja sessions`, `deja show` and `deja recall` must
+//! give back exactly what was typed, answered and run, without changing a
+//! byte of the harness's folder.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use crate::agents::{body, conversation, ModelServer};
+use crate::harness_runs::{
+    in_terminal, pypi_client, read_back, tree, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK,
+    FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
+};
+
+/// Stops the server klaude started in the sandbox (it outlives the
+/// terminal interface), also when the test fails.
+struct KlaudeServer<'a> {
+    run: &'a Run,
+    klaude: &'a Path,
+}
+
+impl Drop for KlaudeServer<'_> {
+    fn drop(&mut self) {
+        let _ = self
+            .run
+            .sb
+            .command_of(self.klaude)
+            .args(["server", "stop"])
+            .output();
+    }
+}
+
+/// klaude-code 2.43.0 (`klaude`) with a provider of the user's own in
+/// `~/.klaude/klaude-config.yaml` (the OpenAI protocol at the scripted
+/// server; no account): two questions typed in its terminal interface, each
+/// answered after a Bash call, then `exit`. deja's reader of the session's
+/// events.jsonl, written only in TOML, reads both exchanges and both
+/// commands (not klaude's reminders, nor its prompt suggestions), the
+/// session's folder and title from meta.json, and leaves klaude's folder
+/// as it was.
+#[test]
+fn klaude_code_sessions_are_read_as_klaude_stores_them() {
+    let klaude = pypi_client("klaude-code", "klaude");
+    let r = Run::new();
+    const TITLE: &str = "Tenant rows in the ledger";
+    let server = ModelServer::start(
+        &r.run_dir,
+        &json!({
+            // After each answer klaude asks, with its tools offered, for a
+            // suggestion of what to type next; it names its session with
+            // a request of no tools: both are answered with the title.
+            "side_markers": ["Reply with ONLY the suggestion text"],
+            "side_text": TITLE,
+            "steps": [
+                {"text": FIRST_LOOK, "tool": "Bash", "input": {"command": FIRST_COMMAND}},
+                {"text": FIRST_ANSWER},
+                {"tool": "Bash", "input": {"command": SECOND_COMMAND}},
+                {"text": SECOND_ANSWER},
+            ],
+        }),
+    );
+    r.sb.write(
+        ".klaude/klaude-config.yaml",
+        &format!(
+            "main_model: mock-model@local\n\
+             provider_list:\n\
+             \x20 - provider_name: local\n\
+             \x20   protocol: openai\n\
+             \x20   base_url: {}/v1\n\
+             \x20   api_key: sk-placeholder\n\
+             \x20   model_list:\n\
+             \x20     - model_name: mock-model\n",
+            server.url
+        ),
+    );
+    let _stop = KlaudeServer {
+        run: &r,
+        klaude: &klaude,
+    };
+    // The status line names the model once klaude is ready; `exit` quits.
+    let steps = json!([
+        {"screen": "mock-model"},
+        {"type": FIRST_QUESTION},
+        {"keys": "\r"},
+        {"screen": FIRST_ANSWER},
+        {"type": SECOND_QUESTION},
+        {"keys": "\r"},
+        {"screen": SECOND_ANSWER},
+        {"type": "exit"},
+        {"keys": "\r"},
+        {"exit": true},
+    ]);
+    r.run(
+        in_terminal(&r, "klaude", &steps, &klaude, &[]),
+        "klaude",
+        SECOND_ANSWER,
+    );
+
+    // The second question went out with the first exchange, as klaude
+    // keeps the session.
+    let requests = server.requests();
+    let asked = conversation(&requests);
+    assert_eq!(asked.len(), 4, "{requests:#?}");
+    let second = body(asked[2]);
+    for said in [FIRST_QUESTION, FIRST_ANSWER, SECOND_QUESTION] {
+        assert!(second.contains(said), "{said} not sent: {second}");
+    }
+
+    let folder = r.sb.home.join(".klaude/projects");
+    let sessions: Vec<PathBuf> = std::fs::read_dir(
+        folder
+            .read_dir()
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path()
+            .join("sessions"),
+    )
+    .unwrap()
+    .map(|e| e.unwrap().path())
+    .collect();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let id = sessions[0]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let before = tree(&folder);
+
+    let (session, shown) = read_back(
+        &r.sb,
+        "klaude-code",
+        &id,
+        &[
+            FIRST_QUESTION,
+            FIRST_LOOK,
+            FIRST_ANSWER,
+            SECOND_QUESTION,
+            SECOND_ANSWER,
+        ],
+        &[FIRST_COMMAND, SECOND_COMMAND],
+    );
+    let roles: Vec<&str> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        ["user", "assistant", "assistant", "user", "assistant"],
+        "{shown:#}"
+    );
+    // grep finds nothing in the empty project (exit code 1); ls does.
+    let outcomes: Vec<(&str, i64)> = shown["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["outcome"].as_str().unwrap(),
+                c["exit_code"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(outcomes, [("failed", 1), ("succeeded", 0)], "{shown:#}");
+    assert_eq!(
+        session["project"]["dir"],
+        r.project.to_str().unwrap(),
+        "{session:#}"
+    );
+    assert_eq!(session["title"], TITLE, "{session:#}");
+    assert!(tree(&folder) == before, "deja changed klaude's folder");
+    let resume = r.sb.ok(&["resume", &id]).stdout;
+    assert!(
+        resume.contains(&format!("klaude --resume {id}")),
+        "{resume}"
+    );
+}

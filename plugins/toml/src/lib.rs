@@ -83,6 +83,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("ra-aid.toml", include_str!("../readers/ra-aid.toml")),
     ("shell-gpt.toml", include_str!("../readers/shell-gpt.toml")),
     ("chatblade.toml", include_str!("../readers/chatblade.toml")),
+    ("parllama.toml", include_str!("../readers/parllama.toml")),
     (
         "klaude-code.toml",
         include_str!("../readers/klaude-code.toml"),

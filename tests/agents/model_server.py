@@ -24,6 +24,8 @@ does not ask to stream):
   GET  /api/tags, POST /api/show,       Ollama's own API, for clients that list and describe
   GET  /api/ps, GET /api/version        models there and chat through /v1/chat/completions
                                         (oterm): the one model options.model, no running model
+  POST /api/chat                        Ollama's own chat (PAR LLAMA, through langchain-ollama):
+                                        one JSON object a line when the request streams
 
 (the same paths without the /v1 prefix work too). Anything else is answered
 404 with a JSON error, and recorded.
@@ -730,6 +732,8 @@ class Handler(BaseHTTPRequestHandler):
         capabilities with /api/show, its context length with /api/ps); the chat itself goes
         through Ollama's OpenAI-compatible /v1/chat/completions."""
         entry["api"] = "ollama"
+        if method == "POST" and path == "/api/chat":
+            return self.handle_ollama_chat(entry, body, model)
         obj = None
         if method == "GET" and path == "/api/tags":
             obj = {"models": [dict(ollama_model(model), name=model)]}
@@ -747,6 +751,39 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(404, {"error": f"model_server: no Ollama route for {method} {path}"})
         self.record(entry)
         return self.send_json(200, obj)
+
+    def handle_ollama_chat(self, entry, body, model):
+        """Ollama's own chat, POST /api/chat: the reply as one message, streamed (the default)
+        as one JSON object a line, the last with "done": true."""
+        script = self.server.script
+        tools = offered_tools("chat", body)
+        entry["tools"] = tools
+        with script.lock:
+            kind, idx, reply, reason = classify(script, "chat", body, tools)
+            if reply.get("tool") and not reply.get("call_id"):
+                reply["call_id"] = new_id("call_")
+            entry.update(kind=kind, step=idx, reply=reply, reason=reason)
+            self.record(entry)
+        model = (body.get("model") if isinstance(body, dict) else None) or model
+        created = time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime())
+        message = {"role": "assistant", "content": reply.get("text") or ""}
+        if reply.get("tool"):
+            message["tool_calls"] = [{"function": {"name": reply["tool"], "arguments": reply["input"]}}]
+        done = {"model": model, "created_at": created, "message": {"role": "assistant", "content": ""},
+                "done": True, "done_reason": "stop", "total_duration": 1000000, "load_duration": 0,
+                "prompt_eval_count": estimate_tokens(body), "prompt_eval_duration": 0,
+                "eval_count": 10, "eval_duration": 1000000}
+        if isinstance(body, dict) and body.get("stream") is False:
+            return self.send_json(200, dict(done, message=message))
+        lines = [dict(model=model, created_at=created, message=message, done=False), done]
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        for line in lines:
+            self.wfile.write((json.dumps(line, ensure_ascii=False) + "\n").encode())
+            self.wfile.flush()
 
     def handle_gemini(self, entry, body, model, action):
         """Gemini API (Gemini CLI): models/{model}:streamGenerateContent (SSE), :generateContent

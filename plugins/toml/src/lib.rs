@@ -88,6 +88,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "klaude-code.toml",
         include_str!("../readers/klaude-code.toml"),
     ),
+    ("tunacode.toml", include_str!("../readers/tunacode.toml")),
     (
         "mini-swe-agent.toml",
         include_str!("../readers/mini-swe-agent.toml"),

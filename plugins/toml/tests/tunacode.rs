@@ -1,0 +1,175 @@
+//! The TunaCode reader, written only in TOML (`readers/tunacode.toml`):
+//! `fixtures/golden/tunacode/real-0.2.3/sessions/` holds the session
+//! TunaCode 0.2.3 wrote in a run against a scripted model (two questions
+//! typed in its terminal interface, bash and write_file calls), as it keeps
+//! it in `~/.local/share/tunacode/sessions/<project>_<id>.json`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use deja_plugin_api::testing;
+use deja_plugin_api::{
+    CommandOutcome, FileAction, HostContext, ParseOutputV1_2, ParseRequest, ROption, Reader, Role,
+};
+use deja_plugin_toml::TomlReader;
+
+const SESSION: &str = "3341277e-f470-4ed2-bfbc-8b91e308d8b7";
+const FILE: &str = "b1e37b0a2773a2f2_3341277e-f470-4ed2-bfbc-8b91e308d8b7.json";
+
+fn context(home: &Path, env: &[(&str, &str)]) -> HostContext {
+    common::context("tunacode.toml", home, env)
+}
+
+fn golden() -> PathBuf {
+    testing::fixtures("tunacode")
+        .join("real-0.2.3/sessions")
+        .join(FILE)
+}
+
+fn parse(file: &Path) -> ParseOutputV1_2 {
+    let bytes = std::fs::read(file).unwrap();
+    let c = context(Path::new("/nonexistent"), &[]);
+    TomlReader::parse_with_outcomes(&ParseRequest {
+        path: file.to_string_lossy().as_ref().into(),
+        bytes: bytes.as_slice().into(),
+        modified_ms: 0,
+        context: &c,
+    })
+    .unwrap()
+}
+
+#[test]
+fn a_session_tunacode_wrote_reads_as_typed_answered_and_run() {
+    let out = parse(&golden());
+    assert!(out.output.warnings.is_empty(), "{:?}", out.output.warnings);
+    assert_eq!(out.output.sessions.len(), 1);
+    let s = &out.output.sessions[0];
+    assert_eq!(s.id.as_str(), SESSION);
+    assert_eq!(s.project.dir, ROption::RSome("/tmp/tg/work/ledger".into()));
+    assert_eq!(s.title, ROption::RNone);
+    // Not the tools' results, which TunaCode keeps as messages of their own.
+    assert_eq!(
+        common::messages(s),
+        vec![
+            (
+                Role::User,
+                "Why does the ledger show rows of other tenants?"
+            ),
+            (Role::Assistant, "Looking at the query first."),
+            (
+                Role::Assistant,
+                "The ledger query lost its tenant predicate in the join."
+            ),
+            (Role::User, "Which migration added the tenant column?"),
+            (Role::Assistant, "Noting it."),
+            (
+                Role::Assistant,
+                "Migration 0042 added the tenant column to the ledger."
+            ),
+        ]
+    );
+    // The session's own times, not the clock readings of the person's
+    // messages: 2026-12-06T23:31:50.555623Z to 23:31:53.647778Z.
+    assert_eq!(s.started_at_ms, 1_796_599_910_555);
+    assert_eq!(s.updated_at_ms, 1_796_599_913_647);
+    // The person's messages take the time of the record before them.
+    let times: Vec<i64> = s.messages.iter().map(|m| m.timestamp_ms).collect();
+    assert_eq!(
+        times,
+        vec![
+            1_796_599_910_555,
+            1_796_599_911_745,
+            1_796_599_911_774,
+            1_796_599_911_774,
+            1_796_599_912_992,
+            1_796_599_913_015,
+        ]
+    );
+    // grep's exit code 1 is kept only in the result's text: the outcome of
+    // both commands is unknown.
+    let ran: Vec<(&str, CommandOutcome)> = s
+        .commands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.command.as_str(), out.outcome(0, i)))
+        .collect();
+    assert_eq!(
+        ran,
+        vec![
+            ("grep -rn \"tenant_id\" .", CommandOutcome::default()),
+            ("ls migrations", CommandOutcome::default()),
+        ]
+    );
+    assert_eq!(
+        common::files(s),
+        vec![("/tmp/tg/work/ledger/NOTES.md", FileAction::Edit)]
+    );
+}
+
+#[test]
+fn a_compaction_summary_and_a_failed_tool_read_as_tunacode_means_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("0123456789abcdef_s1.json");
+    std::fs::write(
+        &file,
+        r#"{"version": 1, "session_id": "s1", "working_directory": "/tmp/w",
+            "created_at": "2026-12-06T23:31:50+00:00", "last_modified": "2026-12-06T23:32:50+00:00",
+            "messages": [
+              {"role": "user", "content": [{"type": "text", "text": "[Compaction summary]\n\nThe user asked about tenants."}], "timestamp": null, "compaction_summary": true},
+              {"role": "user", "content": [{"type": "text", "text": "Run the tests."}], "timestamp": 5},
+              {"role": "assistant", "content": [{"type": "tool_call", "id": "c1", "name": "bash", "arguments": {"command": "cargo test"}}], "timestamp": 1796599911745},
+              {"role": "tool_result", "tool_call_id": "c1", "tool_name": "bash", "content": [{"type": "text", "text": "timed out"}], "is_error": true, "timestamp": 6},
+              {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "The tests timed out."}], "timestamp": 1796599912745}
+            ]}"#,
+    )
+    .unwrap();
+    let out = parse(&file);
+    let s = &out.output.sessions[0];
+    assert_eq!(
+        common::messages(s),
+        vec![
+            (Role::User, "Run the tests."),
+            (Role::Assistant, "The tests timed out."),
+        ]
+    );
+    assert_eq!(s.commands[0].command.as_str(), "cargo test");
+    assert_eq!(out.outcome(0, 0), CommandOutcome::from_failed(true));
+}
+
+#[test]
+fn discovery_follows_tunacodes_own_places() {
+    let home = tempfile::tempdir().unwrap();
+    let sessions = home.path().join(".local/share/tunacode/sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    std::fs::copy(golden(), sessions.join(FILE)).unwrap();
+    let found = |env: &[(&str, &str)]| -> Vec<String> {
+        let mut all: Vec<String> = TomlReader::discover(&context(home.path(), env))
+            .unwrap()
+            .transcripts
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        all.sort();
+        all
+    };
+    assert_eq!(
+        found(&[]),
+        vec![sessions.join(FILE).to_string_lossy().into_owned()]
+    );
+    let data = home.path().join("data");
+    std::fs::create_dir_all(data.join("tunacode/sessions")).unwrap();
+    std::fs::copy(golden(), data.join("tunacode/sessions").join(FILE)).unwrap();
+    let data_text = data.to_string_lossy().into_owned();
+    assert_eq!(found(&[("XDG_DATA_HOME", &data_text)]).len(), 2);
+}
+
+#[test]
+fn resume_starts_tunacode_in_the_sessions_folder() {
+    let c = context(Path::new("/nonexistent"), &[]);
+    let (argv, note) = common::resume(&c, SESSION, Some("/tmp/tg/work/ledger"));
+    assert_eq!(argv, vec!["tunacode"]);
+    assert!(note.contains("/resume load"), "{note}");
+}

@@ -16,6 +16,7 @@ mod agents_pypi4;
 mod agents_pypi5;
 mod agents_pypi6;
 mod agents_pypi7;
+mod agents_pypi8;
 mod agents_pypi9;
 mod amazon_q;
 mod arithmetic;

@@ -10,6 +10,7 @@ mod agents;
 mod agents_npm;
 mod agents_npm2;
 mod agents_pypi;
+mod agents_pypi10;
 mod agents_pypi2;
 mod agents_pypi3;
 mod agents_pypi4;

@@ -82,9 +82,10 @@ fn klaude_code_sessions_are_read_as_klaude_stores_them() {
         run: &r,
         klaude: &klaude,
     };
-    // The status line names the model once klaude is ready; `exit` quits.
+    // klaude takes what is typed once the session is prepared, when it
+    // lists the skills it has (skill-creator last); `exit` quits.
     let steps = json!([
-        {"screen": "mock-model"},
+        {"screen": "skill-creator"},
         {"type": FIRST_QUESTION},
         {"keys": "\r"},
         {"screen": FIRST_ANSWER},

@@ -9,7 +9,7 @@
 
 use serde_json::json;
 
-use crate::agents::{body, conversation, ModelServer};
+use crate::agents::{body, conversation, run_agent, summary, ModelServer};
 use crate::harness_runs::{
     in_terminal, pypi_client, read_back, tree, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK,
     FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
@@ -54,6 +54,8 @@ fn tunacode_sessions_are_read_as_tunacode_stores_them() {
         {"type": FIRST_QUESTION},
         {"keys": "\r"},
         {"screen": FIRST_ANSWER},
+        // The turn is over once its speed is drawn (tokens a second).
+        {"screen": " t/s"},
         {"type": SECOND_QUESTION},
         {"keys": "\r"},
         {"screen": SECOND_ANSWER},
@@ -61,10 +63,11 @@ fn tunacode_sessions_are_read_as_tunacode_stores_them() {
         {"keys": "\r"},
         {"exit": true},
     ]);
-    r.run(
+    run_showing_requests(
+        &r,
+        &server,
         in_terminal(&r, "tunacode", &steps, &tunacode, &[]),
         "tunacode",
-        SECOND_ANSWER,
     );
 
     // The second question went out with the first exchange, as TunaCode
@@ -131,4 +134,21 @@ fn tunacode_sessions_are_read_as_tunacode_stores_them() {
         resume.stderr
     );
     assert!(resume.stderr.contains("/resume load"), "{}", resume.stderr);
+}
+
+/// Runs `cmd` in the project folder and requires it to exit 0 having
+/// printed the second answer; when it does not, says what the model was
+/// asked.
+fn run_showing_requests(r: &Run, server: &ModelServer, mut cmd: std::process::Command, name: &str) {
+    cmd.current_dir(&r.project);
+    let out = run_agent(cmd, &r.run_dir, name);
+    let shown = out.stdout.len().saturating_sub(6000);
+    assert!(
+        out.code == 0 && out.stdout.contains(SECOND_ANSWER),
+        "{name} failed (exit {})\nrequests:\n{}\nstdout (its end):\n{}\nstderr:\n{}",
+        out.code,
+        summary(&server.requests()),
+        out.stdout.get(shown..).unwrap_or(&out.stdout),
+        out.stderr
+    );
 }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use crate::agents::{body, conversation, ModelServer};
+use crate::agents::{body, conversation, run_agent, summary, ModelServer};
 use crate::harness_runs::{
     in_terminal, pypi_client, read_back, tree, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK,
     FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
@@ -48,19 +48,26 @@ fn klaude_code_sessions_are_read_as_klaude_stores_them() {
     let klaude = pypi_client("klaude-code", "klaude");
     let r = Run::new();
     const TITLE: &str = "Tenant rows in the ledger";
+    // After each turn klaude asks, with its tools offered, for a
+    // suggestion of what to type next, and shows it in its input box once
+    // the turn is over: a question typed before is lost. Each gets a
+    // suggestion of its own, for the steps to wait for.
+    const SUGGESTING: &str = "Reply with ONLY the suggestion text";
+    const NEXT: &str = "show the migrations";
+    const LAST: &str = "close the ticket";
     let server = ModelServer::start(
         &r.run_dir,
         &json!({
-            // After each answer klaude asks, with its tools offered, for a
-            // suggestion of what to type next; it names its session with
-            // a request of no tools: both are answered with the title.
-            "side_markers": ["Reply with ONLY the suggestion text"],
+            // It names the session with a request of no tools.
             "side_text": TITLE,
             "steps": [
-                {"text": FIRST_LOOK, "tool": "Bash", "input": {"command": FIRST_COMMAND}},
-                {"text": FIRST_ANSWER},
-                {"tool": "Bash", "input": {"command": SECOND_COMMAND}},
-                {"text": SECOND_ANSWER},
+                {"text": FIRST_LOOK, "tool": "Bash", "input": {"command": FIRST_COMMAND},
+                 "no_match": SUGGESTING},
+                {"text": FIRST_ANSWER, "no_match": SUGGESTING},
+                {"text": NEXT, "match": SUGGESTING},
+                {"tool": "Bash", "input": {"command": SECOND_COMMAND}, "no_match": SUGGESTING},
+                {"text": SECOND_ANSWER, "no_match": SUGGESTING},
+                {"text": LAST, "match": SUGGESTING},
             ],
         }),
     );
@@ -88,24 +95,28 @@ fn klaude_code_sessions_are_read_as_klaude_stores_them() {
         {"screen": "skill-creator"},
         {"type": FIRST_QUESTION},
         {"keys": "\r"},
-        {"screen": FIRST_ANSWER},
+        {"screen": NEXT},
         {"type": SECOND_QUESTION},
         {"keys": "\r"},
-        {"screen": SECOND_ANSWER},
+        {"screen": LAST},
         {"type": "exit"},
         {"keys": "\r"},
         {"exit": true},
     ]);
-    r.run(
+    run_showing_requests(
+        &r,
+        &server,
         in_terminal(&r, "klaude", &steps, &klaude, &[]),
         "klaude",
-        SECOND_ANSWER,
     );
 
     // The second question went out with the first exchange, as klaude
     // keeps the session.
     let requests = server.requests();
-    let asked = conversation(&requests);
+    let asked: Vec<&serde_json::Value> = conversation(&requests)
+        .into_iter()
+        .filter(|r| !body(r).contains(SUGGESTING))
+        .collect();
     assert_eq!(asked.len(), 4, "{requests:#?}");
     let second = body(asked[2]);
     for said in [FIRST_QUESTION, FIRST_ANSWER, SECOND_QUESTION] {
@@ -182,5 +193,22 @@ fn klaude_code_sessions_are_read_as_klaude_stores_them() {
     assert!(
         resume.contains(&format!("klaude --resume {id}")),
         "{resume}"
+    );
+}
+
+/// Runs `cmd` in the project folder and requires it to exit 0 having
+/// printed the second answer; when it does not, says what the model was
+/// asked.
+fn run_showing_requests(r: &Run, server: &ModelServer, mut cmd: std::process::Command, name: &str) {
+    cmd.current_dir(&r.project);
+    let out = run_agent(cmd, &r.run_dir, name);
+    let shown = out.stdout.len().saturating_sub(6000);
+    assert!(
+        out.code == 0 && out.stdout.contains(SECOND_ANSWER),
+        "{name} failed (exit {})\nrequests:\n{}\nstdout (its end):\n{}\nstderr:\n{}",
+        out.code,
+        summary(&server.requests()),
+        out.stdout.get(shown..).unwrap_or(&out.stdout),
+        out.stderr
     );
 }

@@ -39,7 +39,7 @@ fn tunacode_sessions_are_read_as_tunacode_stores_them() {
     );
     r.sb.write(
         ".config/tunacode.json",
-        &json!({
+        json!({
             "default_model": "openai:mock-model",
             "env": {
                 "OPENAI_API_KEY": "sk-placeholder",

@@ -73,7 +73,7 @@ fn klaude_code_sessions_are_read_as_klaude_stores_them() {
     );
     r.sb.write(
         ".klaude/klaude-config.yaml",
-        &format!(
+        format!(
             "main_model: mock-model@local\n\
              provider_list:\n\
              \x20 - provider_name: local\n\

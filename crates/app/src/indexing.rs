@@ -64,8 +64,11 @@ pub fn index_all(app: &App, wait: Wait, progress: &mut dyn RunProgress) -> Resul
         Embedded::Broken(why) => (Err(why), true),
     };
     store.prune_embeddings()?;
-    // What recall by meaning covers now, for recall to say without a scan.
-    store.record_coverage()?;
+    // What recall by meaning covers now, for recall to say without counting.
+    // With embeddings off nothing asks (and every message waits).
+    if !matches!(embedded, Ok(None)) {
+        store.record_coverage()?;
+    }
     // The embedding pass syncs the file when it runs; without a model the
     // erased vectors still go.
     erase_vectors(app, &store)?;

@@ -246,8 +246,8 @@ fn unavailable_warning(answer: &Answer) -> Option<String> {
 
 /// Every warning of an answer, in the order they are shown: semantic recall
 /// unavailable, the engine's notices, then how much of the history meaning
-/// covers (as the last index run recorded it: counting costs a scan of
-/// every message).
+/// covers (as the last index run recorded it: counting walks every message
+/// still waiting).
 pub fn warnings(answer: &Answer, store: &deja_store::Store) -> Vec<String> {
     let coverage = (answer.mode != Mode::Lexical && answer.semantic_unavailable.is_none())
         .then(|| store.current_coverage().ok())

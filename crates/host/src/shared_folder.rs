@@ -10,10 +10,18 @@ use std::path::{Path, PathBuf};
 /// that only one may write to between the two).
 #[cfg(unix)]
 pub fn refusal(path: &Path) -> Option<String> {
+    refusal_given(path, &std::fs::metadata(path).ok()?)
+}
+
+/// [`refusal`] of `path`, whose metadata the caller has.
+#[cfg(unix)]
+pub fn refusal_given(path: &Path, meta: &std::fs::Metadata) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
-    let owner = std::fs::metadata(path).ok()?.uid();
+    let owner = meta.uid();
+    // Asked once: an index run checks every transcript.
+    static EUID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     // SAFETY: geteuid has no preconditions and cannot fail.
-    let euid = unsafe { libc::geteuid() };
+    let euid = *EUID.get_or_init(|| unsafe { libc::geteuid() });
     if owner == euid {
         return None;
     }
@@ -37,6 +45,12 @@ pub fn refusal(path: &Path) -> Option<String> {
 /// Files have no Unix owner elsewhere: nothing is refused.
 #[cfg(not(unix))]
 pub fn refusal(_path: &Path) -> Option<String> {
+    None
+}
+
+/// Files have no Unix owner elsewhere: nothing is refused.
+#[cfg(not(unix))]
+pub fn refusal_given(_path: &Path, _meta: &std::fs::Metadata) -> Option<String> {
     None
 }
 

@@ -57,10 +57,15 @@ pub fn modified_ms(meta: &std::fs::Metadata) -> i64 {
 /// time, so the log counts as part of the transcript when deciding whether
 /// it changed.
 pub fn write_ahead_log(path: &Path) -> Option<PathBuf> {
+    let wal = write_ahead_log_name(path)?;
+    wal.is_file().then_some(wal)
+}
+
+/// Where the write-ahead log of a database at `path` would be.
+pub fn write_ahead_log_name(path: &Path) -> Option<PathBuf> {
     let mut name = path.file_name()?.to_os_string();
     name.push("-wal");
-    let wal = path.with_file_name(name);
-    wal.is_file().then_some(wal)
+    Some(path.with_file_name(name))
 }
 
 /// Reads `path`, refusing files over `limit` bytes without reading them.

@@ -123,10 +123,13 @@ pub fn run(
     progress: &mut dyn Progress,
 ) -> Result<Report, StoreError> {
     let mut report = Report::default();
-    let mut work: Vec<(&Reader<'_>, PathBuf, Found)> = Vec::new();
+    // Each transcript with its reader, where it was found, and what was
+    // seen of it then: its metadata, and whether its folder's listing
+    // held a write-ahead log beside it.
+    let mut work: Vec<(usize, PathBuf, Found, Seen)> = Vec::new();
     let mut discovered_ok: Vec<&str> = Vec::new();
     let mut canonical = CanonicalPaths::default();
-    for reader in readers {
+    for (r, reader) in readers.iter().enumerate() {
         let plugin = reader.plugin;
         match plugin.discover(&reader.context) {
             Ok(found) => {
@@ -138,16 +141,29 @@ pub fn run(
                 report.warnings.extend(found.warnings);
                 let mut seen = HashSet::new();
                 for path in found.transcripts {
-                    let path = canonical.resolve(&absolute(&path, options.home));
+                    let found_at = absolute(&path, options.home);
+                    let path = canonical.resolve(&found_at);
                     if !seen.insert(path.clone()) {
                         continue;
                     }
+                    // Told by the listing of the folder the file really is
+                    // in, when that is the folder it was found in.
+                    let wal = transcripts::write_ahead_log_name(&path)
+                        .and_then(|wal| canonical.listed(&wal));
+                    let seen_then = Seen {
+                        meta: std::fs::metadata(&path).ok(),
+                        wal,
+                    };
                     if !in_code_folders.contains(&path) {
-                        match deja_host::shared_folder::refusal(&path) {
+                        let refusal = match &seen_then.meta {
+                            Some(meta) => deja_host::shared_folder::refusal_given(&path, meta),
+                            None => None,
+                        };
+                        match refusal {
                             Some(reason) => report
                                 .warnings
                                 .push(format!("`{}`: {reason}", path.display())),
-                            None => work.push((reader, path, Found::Own)),
+                            None => work.push((r, path, Found::Own, seen_then)),
                         }
                         continue;
                     }
@@ -156,7 +172,7 @@ pub fn run(
                             if let Some(w) = warning {
                                 report.warnings.push(format!("`{}`: {w}", path.display()));
                             }
-                            work.push((reader, path, Found::InCodeFolder));
+                            work.push((r, path, Found::InCodeFolder, seen_then));
                         }
                         Checked::Refused(reason) => {
                             // What was read from it before stays, labelled.
@@ -182,10 +198,16 @@ pub fn run(
 
     let limit = options.max_file_bytes;
     let redaction = redactor.fingerprint();
+    // Each reader's config, fingerprinted once.
+    let configs: Vec<String> = readers
+        .iter()
+        .map(|r| sha256_hex(r.context.config_json().as_bytes()))
+        .collect();
     let total = work.len();
     // What the store knows of each harness's transcripts, read once.
     let mut known: HashMap<String, HashMap<String, SourceState>> = HashMap::new();
-    for (done, (reader, path, found)) in work.into_iter().enumerate() {
+    for (done, (r, path, found, seen)) in work.into_iter().enumerate() {
+        let reader = &readers[r];
         if options
             .deadline
             .is_some_and(|d| std::time::Instant::now() >= d)
@@ -193,7 +215,7 @@ pub fn run(
             report.left = total - done;
             break;
         }
-        let settings = settings_fingerprint(&reader.context, &redaction, found);
+        let settings = settings_fingerprint(&configs[r], &redaction, found);
         let harness = &reader.plugin.harness;
         if !known.contains_key(harness) {
             known.insert(harness.clone(), store.sources_of(harness)?);
@@ -208,7 +230,7 @@ pub fn run(
             settings: &settings,
             found,
         };
-        match index_one(store, &transcript, source, limit, redactor)? {
+        match index_one(store, &transcript, seen, source, limit, redactor)? {
             Ok(Outcome::Unchanged) => {}
             Ok(Outcome::Indexed {
                 applied,
@@ -244,7 +266,14 @@ pub fn run(
 
     if options.deadline.is_none() {
         for harness in discovered_ok {
-            report.applied.sessions_orphaned += store.orphan_missing(harness)?;
+            // The transcripts found were looked at just now; only the rest
+            // of what the store knows may be gone.
+            report.applied.sessions_orphaned += match known.get(harness) {
+                Some(rest) => {
+                    store.orphan_missing_among(rest.iter().map(|(p, k)| (k.id, p.as_str())))?
+                }
+                None => store.orphan_missing(harness)?,
+            };
         }
     }
     Ok(report)
@@ -266,6 +295,14 @@ fn absolute(path: &Path, base: &Path) -> PathBuf {
     }
 }
 
+/// What discovery saw of a transcript: its metadata (`None`: it could not
+/// be looked at, so the index looks again), and whether its folder's listing
+/// held a write-ahead log beside it (`None`: not listed).
+struct Seen {
+    meta: Option<std::fs::Metadata>,
+    wal: Option<bool>,
+}
+
 enum Outcome {
     Unchanged,
     Indexed {
@@ -282,8 +319,7 @@ enum Outcome {
 /// fingerprints of the reader's config section (the JSON it is handed) and of
 /// the redaction settings, and whether it was found in a code folder. A
 /// change of any re-reads the transcript (which labels its sessions anew).
-fn settings_fingerprint(context: &Context, redaction: &str, found: Found) -> String {
-    let config = sha256_hex(context.config_json().as_bytes());
+fn settings_fingerprint(config: &str, redaction: &str, found: Found) -> String {
     let place = match found {
         Found::Own => "",
         Found::InCodeFolder => " found:code-folder",
@@ -309,6 +345,7 @@ struct Transcript<'a> {
 fn index_one(
     store: &mut Store,
     transcript: &Transcript<'_>,
+    seen: Seen,
     known: Option<SourceState>,
     limit: u64,
     redactor: &Redactor,
@@ -322,13 +359,18 @@ fn index_one(
     } = *transcript;
     let path_text = path.to_string_lossy();
     let reader = format!("{} {}", plugin.name, plugin.version);
-    let meta = match std::fs::metadata(path) {
+    let meta = match seen.meta.map_or_else(|| std::fs::metadata(path), Ok) {
         Ok(meta) => meta,
         Err(e) => return Ok(Err(format!("cannot read: {e}"))),
     };
     // A SQLite database's write-ahead log is part of it (see
-    // `transcripts::write_ahead_log`).
-    let wal = transcripts::write_ahead_log(path);
+    // `transcripts::write_ahead_log`). None was beside it when its folder
+    // was listed: one made since is seen by the next run, as the database's
+    // size then differs from what was read.
+    let wal = match seen.wal {
+        Some(false) => None,
+        _ => transcripts::write_ahead_log(path),
+    };
     let wal_meta = wal.as_deref().and_then(|w| std::fs::metadata(w).ok());
     let size = meta.len() as i64 + wal_meta.as_ref().map_or(0, |m| m.len() as i64);
     let mtime = mtime_ns(&meta).max(wal_meta.as_ref().map_or(0, mtime_ns));

@@ -9,8 +9,12 @@ use rusqlite::{params, OptionalExtension};
 
 use crate::{Result, Store};
 
-/// The condition on message `m` of waiting for units: text that is not only
-/// white space, and no unit yet.
+/// The rule by which message `m` waits for units: text that is not only
+/// white space, and no unit yet. The table `waiting_units` lists exactly
+/// these messages (schema 14 fills it by this rule, and triggers keep it as
+/// messages and units change), so that what waits is found without a scan
+/// of every message; tests check the two agree.
+#[cfg(test)]
 pub(crate) const WITHOUT_UNITS: &str =
     "length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
       AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)";
@@ -43,14 +47,15 @@ pub enum Due {
 }
 
 impl Due {
-    /// The SQL condition on message `m` that selects them.
-    fn condition(self) -> &'static str {
+    /// The table that lists them (by `message`), and a further condition on
+    /// message `m`.
+    fn source(self) -> (&'static str, &'static str) {
         match self {
-            Due::Units => WITHOUT_UNITS,
-            Due::Rest => {
-                "m.id IN (SELECT message FROM partial_units)
-                   AND EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)"
-            }
+            Due::Units => ("waiting_units", "1"),
+            Due::Rest => (
+                "partial_units",
+                "EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id)",
+            ),
         }
     }
 }
@@ -191,11 +196,7 @@ impl Store {
     /// Messages still waiting for embedding units.
     pub fn pending_count(&self) -> Result<i64> {
         self.conn()
-            .query_row(
-                &format!("SELECT count(*) FROM messages m WHERE {WITHOUT_UNITS}"),
-                [],
-                |r| r.get(0),
-            )
+            .query_row("SELECT count(*) FROM waiting_units", [], |r| r.get(0))
             .map_err(|e| self.wrap(e))
     }
 
@@ -225,6 +226,7 @@ impl Store {
         after: Option<Cursor>,
         limit: usize,
     ) -> Result<(Vec<PendingMessage>, Option<Cursor>)> {
+        let (table, condition) = due.source();
         let mut stmt = self
             .conn()
             .prepare_cached(&format!(
@@ -234,16 +236,16 @@ impl Store {
                     s.started_at, m.session,
                     (SELECT group_concat(c.ordinal) FROM chunks c WHERE c.message = m.id),
                     s.date_approximate
-                 FROM messages m JOIN sessions s ON s.id = m.session
-                 WHERE {}
+                 FROM {table} w CROSS JOIN messages m ON m.id = w.message
+                    CROSS JOIN sessions s ON s.id = m.session
+                 WHERE {condition}
                    AND (?1 IS NULL OR s.date_approximate > ?4
                         OR (s.date_approximate = ?4
                             AND (s.started_at < ?1
                                  OR (s.started_at = ?1
                                      AND (m.session < ?2 OR (m.session = ?2 AND m.id > ?3))))))
                  ORDER BY s.date_approximate, s.started_at DESC, m.session DESC, m.id
-                 LIMIT {limit}",
-                due.condition()
+                 LIMIT {limit}"
             ))
             .map_err(|e| self.wrap(e))?;
         let (a, b, c, d) = match after {
@@ -278,7 +280,8 @@ impl Store {
     }
 
     /// Computes [`Store::coverage`] and keeps it, for readers to whom the
-    /// computation (a scan of every message) is too dear: recall reads it
+    /// computation (a walk of every message waiting, all of them while
+    /// the first embedding pass runs) is too dear: recall reads it
     /// with [`Store::recorded_coverage`]. Index runs call it as they end.
     pub fn record_coverage(&self) -> Result<Coverage> {
         let c = self.coverage()?;
@@ -327,16 +330,14 @@ impl Store {
         }
     }
 
-    /// How much of the history has embedding units (a scan of every
-    /// message: see [`Store::record_coverage`]).
+    /// How much of the history has embedding units (a walk of the messages
+    /// still waiting, and of their sessions).
     pub fn coverage(&self) -> Result<Coverage> {
         self.conn()
             .query_row(
-                &format!(
-                    "SELECT count(*), max(s.started_at), (SELECT count(*) FROM partial_units)
-                     FROM messages m JOIN sessions s ON s.id = m.session
-                     WHERE {WITHOUT_UNITS}"
-                ),
+                "SELECT count(*), max(s.started_at), (SELECT count(*) FROM partial_units)
+                 FROM waiting_units w CROSS JOIN messages m ON m.id = w.message
+                    CROSS JOIN sessions s ON s.id = m.session",
                 [],
                 |r| {
                     Ok(Coverage {
@@ -359,7 +360,8 @@ impl Store {
                     (SELECT p.text FROM messages p WHERE p.session = m.session AND p.position = m.position - 1),
                     (SELECT n.text FROM messages n WHERE n.session = m.session AND n.position = m.position + 1),
                     m.session
-                 FROM messages m WHERE {WITHOUT_UNITS} AND m.id > ?1 ORDER BY m.id LIMIT {limit}"
+                 FROM waiting_units w CROSS JOIN messages m ON m.id = w.message
+                 WHERE w.message > ?1 ORDER BY w.message LIMIT {limit}"
             ))
             .map_err(|e| self.wrap(e))?;
         let rows = stmt

@@ -115,13 +115,15 @@ impl Store {
     /// Drops the published vectors of sessions none of whose messages waits
     /// for units any more (every vector they could give is taken).
     pub fn drop_taken_pulled_vectors(&mut self) -> Result<usize> {
-        let sql = format!(
-            "DELETE FROM pulled_vectors WHERE session NOT IN (
-                SELECT m.session FROM messages m
-                WHERE ({}) OR m.id IN (SELECT message FROM partial_units))",
-            crate::embedding::WITHOUT_UNITS
-        );
-        self.conn().execute(&sql, []).map_err(|e| self.wrap(e))
+        self.conn()
+            .execute(
+                "DELETE FROM pulled_vectors WHERE session NOT IN (
+                    SELECT m.session FROM waiting_units w CROSS JOIN messages m ON m.id = w.message
+                    UNION
+                    SELECT m.session FROM partial_units p CROSS JOIN messages m ON m.id = p.message)",
+                [],
+            )
+            .map_err(|e| self.wrap(e))
     }
 
     /// How many published vectors wait to be taken.

@@ -295,6 +295,41 @@ UPDATE sources SET reader = '';
     r#"
 UPDATE meta SET value = value WHERE 0;
 "#,
+    // 14: the messages waiting for embedding units (text that is not only
+    //    white space, and no unit yet), kept by triggers as messages and
+    //    units come and go, so that what an index run owes the embedding
+    //    pass is counted and walked in proportion to what waits rather than
+    //    by a scan of every message. Filled once from that rule.
+    r#"
+CREATE TABLE waiting_units (
+    message INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE
+);
+INSERT INTO waiting_units (message)
+    SELECT m.id FROM messages m
+    WHERE length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
+      AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = m.id);
+CREATE TRIGGER messages_wait_ai AFTER INSERT ON messages
+WHEN length(trim(new.text, ' ' || char(9) || char(10) || char(13))) > 0 BEGIN
+    INSERT OR IGNORE INTO waiting_units (message) VALUES (new.id);
+END;
+CREATE TRIGGER messages_wait_au AFTER UPDATE OF text ON messages BEGIN
+    DELETE FROM waiting_units WHERE message = new.id;
+    INSERT OR IGNORE INTO waiting_units (message)
+        SELECT new.id
+        WHERE length(trim(new.text, ' ' || char(9) || char(10) || char(13))) > 0
+          AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = new.id);
+END;
+CREATE TRIGGER chunks_wait_ai AFTER INSERT ON chunks BEGIN
+    DELETE FROM waiting_units WHERE message = new.message;
+END;
+CREATE TRIGGER chunks_wait_ad AFTER DELETE ON chunks BEGIN
+    INSERT OR IGNORE INTO waiting_units (message)
+        SELECT m.id FROM messages m
+        WHERE m.id = old.message
+          AND length(trim(m.text, ' ' || char(9) || char(10) || char(13))) > 0
+          AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = old.message);
+END;
+"#,
 ];
 
 /// The schema version this deja writes.

@@ -217,17 +217,26 @@ impl Store {
     /// Sources of `harness` whose file no longer exists: their sessions stay,
     /// with no source. Returns the number of sessions orphaned.
     pub fn orphan_missing(&mut self, harness: &str) -> Result<usize> {
+        let all = self.sources_of(harness)?;
+        self.orphan_missing_among(all.iter().map(|(path, k)| (k.id, path.as_str())))
+    }
+
+    /// Of the sources `candidates` (row id and path), those whose file no
+    /// longer exists, as [`Store::orphan_missing`]: an index run that has
+    /// just found most of a harness's transcripts asks only about the rest.
+    pub fn orphan_missing_among<'p>(
+        &mut self,
+        candidates: impl IntoIterator<Item = (i64, &'p str)>,
+    ) -> Result<usize> {
+        let gone: Vec<i64> = candidates
+            .into_iter()
+            .filter(|(_, p)| !std::path::Path::new(p).exists())
+            .map(|(id, _)| id)
+            .collect();
+        if gone.is_empty() {
+            return Ok(0);
+        }
         self.in_transaction(|tx| {
-            let gone: Vec<i64> = {
-                let mut stmt = tx.prepare("SELECT id, path FROM sources WHERE harness = ?1")?;
-                let rows = stmt.query_map([harness], |r| {
-                    Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
-                })?;
-                rows.filter_map(|r| r.ok())
-                    .filter(|(_, p)| !std::path::Path::new(p).exists())
-                    .map(|(id, _)| id)
-                    .collect()
-            };
             let mut orphaned = 0;
             for id in &gone {
                 orphaned += tx.execute(

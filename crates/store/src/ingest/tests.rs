@@ -932,3 +932,102 @@ fn a_transcript_no_longer_read_leaves_its_sessions_labelled() {
         0
     );
 }
+
+/// The messages `waiting_units` lists, and those the rule it keeps selects.
+fn waiting(store: &Store) -> (Vec<i64>, Vec<i64>) {
+    let ids = |sql: &str| -> Vec<i64> {
+        let mut stmt = store.conn().prepare(sql).unwrap();
+        let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+        rows.map(|r| r.unwrap()).collect()
+    };
+    (
+        ids("SELECT message FROM waiting_units ORDER BY message"),
+        ids(&format!(
+            "SELECT m.id FROM messages m WHERE {} ORDER BY m.id",
+            crate::embedding::WITHOUT_UNITS
+        )),
+    )
+}
+
+#[track_caller]
+fn waiting_agrees(store: &Store, what: &str) -> usize {
+    let (listed, rule) = waiting(store);
+    assert_eq!(listed, rule, "{what}");
+    assert_eq!(
+        store.pending_count().unwrap(),
+        listed.len() as i64,
+        "{what}"
+    );
+    listed.len()
+}
+
+#[test]
+fn the_list_of_waiting_messages_follows_messages_and_units() {
+    let (dir, mut store) = open();
+    let a = |texts: &[&str]| vec![session("a", texts), session("b", &["emu"])];
+    store
+        .apply(&file("/t"), &a(&["one", "  \n", "three", "four", "five"]))
+        .unwrap();
+    assert_eq!(
+        waiting_agrees(&store, "added"),
+        5,
+        "the blank one never waits"
+    );
+    embed_all(&mut store);
+    assert_eq!(waiting_agrees(&store, "embedded"), 0);
+    // A changed message waits again, and so do its neighbours (their
+    // context changed); a blank neighbour does not.
+    store
+        .apply(&file("/t"), &a(&["one", "  \n", "3", "four", "five"]))
+        .unwrap();
+    assert_eq!(waiting_agrees(&store, "changed"), 2);
+    // A message made blank stops waiting; one cut off goes with its row.
+    store
+        .apply(&file("/t"), &a(&["one", "  \n", "\t", "four"]))
+        .unwrap();
+    assert_eq!(waiting_agrees(&store, "blanked and cut"), 1);
+    // A blank message given text waits.
+    store
+        .apply(&file("/t"), &a(&["one", "now words", "\t", "four"]))
+        .unwrap();
+    waiting_agrees(&store, "filled");
+    embed_all(&mut store);
+    assert_eq!(waiting_agrees(&store, "embedded again"), 0);
+    // A forgotten session's messages go, waiting or not.
+    store
+        .apply(&file("/t"), &a(&["one", "now words", "\t", "four", "new"]))
+        .unwrap();
+    let row = store.session_row("test", "a").unwrap().unwrap();
+    store.forget(&[row]).unwrap();
+    assert_eq!(waiting_agrees(&store, "forgotten"), 0);
+    // Dropping every unit (another model) makes every message wait.
+    store
+        .apply(&file("/u"), &[session("c", &["x", "y"])])
+        .unwrap();
+    embed_all(&mut store);
+    store
+        .reset_units(&dir.path().join("vectors.usearch"))
+        .unwrap();
+    assert_eq!(waiting_agrees(&store, "units reset"), 3);
+}
+
+#[test]
+fn a_store_of_schema_thirteen_lists_its_waiting_messages_when_opened() {
+    let (dir, mut store) = open();
+    store
+        .apply(&file("/t"), &[session("a", &["one", " ", "three"])])
+        .unwrap();
+    let pending = store.pending_page(0, 1).unwrap();
+    embed(&mut store, &pending);
+    store
+        .conn()
+        .execute_batch(
+            "DROP TRIGGER messages_wait_ai; DROP TRIGGER messages_wait_au;
+             DROP TRIGGER chunks_wait_ai; DROP TRIGGER chunks_wait_ad;
+             DROP TABLE waiting_units; PRAGMA user_version = 13;",
+        )
+        .unwrap();
+    drop(store);
+    let store = Store::open(&dir.path().join("index.sqlite")).unwrap();
+    assert_eq!(waiting_agrees(&store, "migrated"), 1);
+}

@@ -123,10 +123,7 @@ fn cursors_editor_conversations_are_read_where_cursor_keeps_them() {
     assert_eq!(sessions.len(), 33, "{listed:#}");
     let ledger = sessions.iter().find(|s| s["id"] == LEDGER).unwrap();
     assert_eq!(ledger["title"], "Fix the rounding in the ledger totals");
-    assert_eq!(
-        ledger["started_at"], "2026-01-01T10:00:00Z",
-        "{ledger:#}"
-    );
+    assert_eq!(ledger["started_at"], "2026-01-01T10:00:00Z", "{ledger:#}");
 
     let shown = sb.ok(&["show", LEDGER, "--json"]).json();
     let messages: Vec<(&str, &str)> = shown["messages"]

@@ -1,6 +1,7 @@
 //! Reading a transcript file into groups of records, one group per session,
 //! by the description's source kind: JSONL lines, a JSON document (or its
-//! change log), a YAML document, or a SQLite database's queries.
+//! change log), a YAML document, text split at marker lines (see [`marked`]),
+//! or a SQLite database's queries.
 //!
 //! A SQLite database is read from a private copy of the file at its path
 //! and of its write-ahead log (the `-wal` file beside it, where a running
@@ -9,6 +10,7 @@
 //! the host read are opened only when there is no file at the path (a copy
 //! handed over by a test or a tool).
 
+mod marked;
 mod sqlite;
 
 use std::collections::HashMap;
@@ -56,6 +58,13 @@ pub fn load(
         Kind::Json => json(d, bytes)?,
         Kind::JsonLog => json_log(d, bytes)?,
         Kind::Yaml => yaml(d, bytes)?,
+        Kind::Text => {
+            let (row, records) = marked::read(d, bytes);
+            Loaded {
+                groups: group(d, Some(row), records),
+                warnings: Vec::new(),
+            }
+        }
         Kind::Sqlite => return sqlite::read(d, path, bytes, sqlite::BOUNDS, visit),
     };
     for mut group in loaded.groups {

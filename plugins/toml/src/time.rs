@@ -40,9 +40,12 @@ fn from_text(s: &str) -> Option<i64> {
         .ok()
         .map(|t| t.timestamp_millis())
         .or_else(|| {
-            // Without an offset: UTC.
+            // Without an offset, or to the minute with `Z` (`2025-10-14
+            // 22:25Z`, as Markdown exports write it): UTC.
+            let s = s.strip_suffix('Z').unwrap_or(s);
             chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f")
                 .or_else(|_| chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f"))
+                .or_else(|_| chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M"))
                 .ok()
                 .map(|t| t.and_utc().timestamp_millis())
         })
@@ -95,6 +98,10 @@ mod tests {
         assert_eq!(ms(&json!("2026-12-02T04:37:29.737+01:00")), want);
         assert_eq!(ms(&json!("2026-12-02 03:37:29.737")), want);
         assert_eq!(ms(&json!("1796182649737")), want);
+        let minute = ms(&json!("2026-12-02T03:37:00Z"));
+        assert!(minute.is_some());
+        assert_eq!(ms(&json!("2026-12-02 03:37Z")), minute);
+        assert_eq!(ms(&json!("2026-12-02 03:37")), minute);
     }
 
     #[test]

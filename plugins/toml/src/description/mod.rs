@@ -207,8 +207,17 @@ pub struct Detect {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
-    /// `jsonl`, `json`, `json-log`, `yaml` or `sqlite`.
+    /// `jsonl`, `json`, `json-log`, `yaml`, `text` or `sqlite`.
     pub kind: Kind,
+    /// text: the line that begins a record; its named groups `(?P<name>...)`
+    /// are the record's fields, and the lines after it, up to the next such
+    /// line, its `text`.
+    pub marker: Option<Pattern>,
+    /// text: patterns of the lines before the first record whose named
+    /// groups are the session's own fields (the first line that matches
+    /// each pattern gives its groups).
+    #[serde(default)]
+    pub header: Vec<Pattern>,
     /// jsonl and json: how records form sessions: `file` (one session per
     /// file, the default) or a pointer to the field whose value names the
     /// session.
@@ -269,6 +278,9 @@ pub enum Kind {
     /// One YAML document a file (a list of records, or a mapping holding
     /// them), read as a `json` source reads its document.
     Yaml,
+    /// Plain text, Markdown among it: records begin at each line that
+    /// `marker` matches (see [`crate::source`]).
+    Text,
 }
 
 /// How records group into sessions.
@@ -680,7 +692,7 @@ fn check(d: &Description) -> Result<(), (String, String)> {
                 );
             }
         }
-        Kind::Jsonl | Kind::Json | Kind::JsonLog | Kind::Yaml => {
+        Kind::Jsonl | Kind::Json | Kind::JsonLog | Kind::Yaml | Kind::Text => {
             for key in ["sessions", "records"] {
                 let set = if key == "sessions" {
                     d.source.sessions.is_some()
@@ -698,6 +710,33 @@ fn check(d: &Description) -> Result<(), (String, String)> {
                 return needs("source.json_columns", "only a sqlite source has columns");
             }
         }
+    }
+    if d.source.kind == Kind::Text {
+        let Some(marker) = &d.source.marker else {
+            return needs(
+                "source.marker",
+                "a text source needs the pattern of the line that begins a record",
+            );
+        };
+        if marker.0.capture_names().flatten().next().is_none() {
+            return needs(
+                "source.marker",
+                "the marker needs a named group `(?P<role>...)` for the record's fields",
+            );
+        }
+        if d.source.records_at.is_some() {
+            return needs(
+                "source.records_at",
+                "a text source's records are the parts its marker lines begin",
+            );
+        }
+    } else if d.source.marker.is_some() || !d.source.header.is_empty() {
+        let key = if d.source.marker.is_some() {
+            "source.marker"
+        } else {
+            "source.header"
+        };
+        return needs(key, "only a text source has `marker` and `header` lines");
     }
     if d.source.records_at.is_some() && d.source.kind == Kind::Jsonl {
         return needs(

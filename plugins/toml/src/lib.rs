@@ -115,6 +115,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("roo-code.toml", include_str!("../readers/roo-code.toml")),
     ("kilo-code.toml", include_str!("../readers/kilo-code.toml")),
     ("amazon-q.toml", include_str!("../readers/amazon-q.toml")),
+    (
+        "hermes-agent.toml",
+        include_str!("../readers/hermes-agent.toml"),
+    ),
     ("specstory.toml", include_str!("../readers/specstory.toml")),
 ];
 

@@ -53,8 +53,6 @@ mod plugins;
 mod recall;
 mod recap;
 mod setup_undo;
-mod specstory;
-mod specstory;
 mod storage;
 mod team;
 mod team_vectors;

@@ -53,6 +53,7 @@ mod plugins;
 mod recall;
 mod recap;
 mod setup_undo;
+mod specstory;
 mod storage;
 mod team;
 mod team_vectors;

@@ -54,6 +54,7 @@ mod recall;
 mod recap;
 mod setup_undo;
 mod specstory;
+mod specstory;
 mod storage;
 mod team;
 mod team_vectors;

@@ -54,7 +54,6 @@ mod recall;
 mod recap;
 mod setup_undo;
 mod specstory;
-mod specstory;
 mod storage;
 mod team;
 mod team_vectors;

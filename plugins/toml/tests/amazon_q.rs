@@ -75,14 +75,7 @@ fn database(name: &str, dir: &Path, folder: &str) -> PathBuf {
 }
 
 fn parse(path: &Path) -> ParseOutputV1_3 {
-    let bytes = std::fs::read(path).unwrap();
-    TomlReader::parse_with_edits(&ParseRequest {
-        path: path.to_string_lossy().as_ref().into(),
-        bytes: bytes.as_slice().into(),
-        modified_ms: 1_000,
-        context: &context(Path::new("/nonexistent")),
-    })
-    .unwrap()
+    common::parse_with_edits("amazon-q.toml", path, 1_000)
 }
 
 fn index_of(out: &ParseOutputV1_3, id: &str) -> usize {
@@ -298,22 +291,16 @@ fn reading_the_database_writes_nothing_beside_it() {
 #[test]
 fn discovery_finds_both_programs_databases() {
     let home = tempfile::tempdir().unwrap();
-    for folder in [
-        ".local/share/amazon-q",
-        ".local/share/kiro-cli",
-        ".local/share/other",
-    ] {
-        let dir = home.path().join(folder);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("data.sqlite3"), b"").unwrap();
-    }
-    let mut found: Vec<String> = TomlReader::discover(&context(home.path()))
-        .unwrap()
-        .transcripts
-        .iter()
-        .map(|t| t.to_string())
-        .collect();
-    found.sort();
+    let found = common::discovered_in(
+        &context(home.path()),
+        home.path(),
+        &[
+            ".local/share/amazon-q",
+            ".local/share/kiro-cli",
+            ".local/share/other",
+        ],
+        "data.sqlite3",
+    );
     let base = home.path().join(".local/share");
     assert_eq!(
         found,

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use deja_plugin_api::testing;
 use deja_plugin_api::{
-    CommandStatus, FileAction, HostContext, ParseOutputV1_3, ParseRequest, ROption, Reader, Role,
+    CommandStatus, FileAction, HostContext, ParseOutputV1_3, ROption, Reader, Role,
 };
 use deja_plugin_toml::TomlReader;
 use rusqlite::Connection;
@@ -32,14 +32,7 @@ fn real() -> PathBuf {
 }
 
 fn parse(path: &Path) -> ParseOutputV1_3 {
-    let bytes = std::fs::read(path).unwrap();
-    TomlReader::parse_with_edits(&ParseRequest {
-        path: path.to_string_lossy().as_ref().into(),
-        bytes: bytes.as_slice().into(),
-        modified_ms: 0,
-        context: &context(Path::new("/nonexistent")),
-    })
-    .unwrap()
+    common::parse_with_edits("cursor-editor.toml", path, 0)
 }
 
 /// A `state.vscdb` at `path` holding the tables and values of the JSON
@@ -265,23 +258,17 @@ fn a_workspace_database_of_a_later_build_lists_names_only() {
 #[test]
 fn discovery_finds_cursors_databases_and_not_vs_codes() {
     let home = tempfile::tempdir().unwrap();
-    for folder in [
-        ".config/Cursor/User/globalStorage",
-        ".config/Cursor/User/workspaceStorage/abc",
-        ".config/Code/User/globalStorage",
-        ".config/Code/User/workspaceStorage/abc",
-    ] {
-        let dir = home.path().join(folder);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("state.vscdb"), b"").unwrap();
-    }
-    let mut found: Vec<String> = TomlReader::discover(&context(home.path()))
-        .unwrap()
-        .transcripts
-        .iter()
-        .map(|t| t.to_string())
-        .collect();
-    found.sort();
+    let found = common::discovered_in(
+        &context(home.path()),
+        home.path(),
+        &[
+            ".config/Cursor/User/globalStorage",
+            ".config/Cursor/User/workspaceStorage/abc",
+            ".config/Code/User/globalStorage",
+            ".config/Code/User/workspaceStorage/abc",
+        ],
+        "state.vscdb",
+    );
     let base = home.path().join(".config/Cursor/User");
     assert_eq!(
         found,

@@ -12,10 +12,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{
-    CommandOutcome, FileAction, HostContext, ParseOutputV1_2, ParseRequest, ROption, Reader, Role,
-};
-use deja_plugin_toml::TomlReader;
+use deja_plugin_api::{CommandOutcome, FileAction, HostContext, ParseOutputV1_2, ROption, Role};
 
 const SESSION: &str = "20261206_235823_f5d539";
 
@@ -28,15 +25,7 @@ fn golden() -> PathBuf {
 }
 
 fn parse(file: &Path) -> ParseOutputV1_2 {
-    let bytes = std::fs::read(file).unwrap();
-    let c = context(Path::new("/nonexistent"), &[]);
-    TomlReader::parse_with_outcomes(&ParseRequest {
-        path: file.to_string_lossy().as_ref().into(),
-        bytes: bytes.as_slice().into(),
-        modified_ms: 0,
-        context: &c,
-    })
-    .unwrap()
+    common::parse_with_outcomes("hermes-agent.toml", file)
 }
 
 #[test]
@@ -54,40 +43,15 @@ fn a_session_hermes_wrote_reads_as_typed_answered_and_run() {
     assert_eq!(s.title, ROption::RSome("Tenant rows in the ledger".into()));
     assert_eq!(s.parent_id, ROption::RNone);
     // Not the tools' results, which Hermes keeps as rows of their own.
-    assert_eq!(
-        common::messages(s),
-        vec![
-            (
-                Role::User,
-                "Why does the ledger show rows of other tenants?"
-            ),
-            (Role::Assistant, "Looking at the query first."),
-            (
-                Role::Assistant,
-                "The ledger query lost its tenant predicate in the join."
-            ),
-            (Role::User, "Which migration added the tenant column?"),
-            (Role::Assistant, "Noting it."),
-            (
-                Role::Assistant,
-                "Migration 0042 added the tenant column to the ledger."
-            ),
-        ]
-    );
+    assert_eq!(common::messages(s), common::LEDGER_TALK);
     // 2026-12-06T23:58:27.298Z; the session was not ended, so it was last
     // active at its last message (23:58:33.015Z).
     assert_eq!(s.started_at_ms, 1_796_601_507_298);
     assert_eq!(s.updated_at_ms, 1_796_601_513_015);
     // grep found nothing (exit code 1), ls succeeded, as the terminal tool's
     // results say.
-    let ran: Vec<(&str, CommandOutcome)> = s
-        .commands
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.command.as_str(), out.outcome(0, i)))
-        .collect();
     assert_eq!(
-        ran,
+        common::ran(&out, 0),
         vec![
             (
                 "grep -rn \"tenant_id\" .",
@@ -168,16 +132,8 @@ fn discovery_follows_hermes_own_places() {
     std::fs::create_dir_all(hermes.join("profiles/work")).unwrap();
     std::fs::copy(golden(), hermes.join("state.db")).unwrap();
     std::fs::copy(golden(), hermes.join("profiles/work/state.db")).unwrap();
-    let found = |env: &[(&str, &str)]| -> Vec<String> {
-        let mut all: Vec<String> = TomlReader::discover(&context(home.path(), env))
-            .unwrap()
-            .transcripts
-            .iter()
-            .map(|t| t.to_string())
-            .collect();
-        all.sort();
-        all
-    };
+    let found =
+        |env: &[(&str, &str)]| -> Vec<String> { common::discovered(&context(home.path(), env)) };
     assert_eq!(
         found(&[]),
         vec![

@@ -12,10 +12,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{
-    CommandOutcome, FileAction, HostContext, ParseOutputV1_2, ParseRequest, ROption, Reader, Role,
-};
-use deja_plugin_toml::TomlReader;
+use deja_plugin_api::{CommandOutcome, FileAction, HostContext, ParseOutputV1_2, ROption, Role};
 
 const TYPED: &str = "b5156c307e3a42ac992824272773a16b";
 const SENT: &str = "7b4be04afd8c4d64a446d9b1664108f0";
@@ -32,15 +29,7 @@ fn events(id: &str) -> PathBuf {
 }
 
 fn parse(file: &Path) -> ParseOutputV1_2 {
-    let bytes = std::fs::read(file).unwrap();
-    let c = context(Path::new("/nonexistent"));
-    TomlReader::parse_with_outcomes(&ParseRequest {
-        path: file.to_string_lossy().as_ref().into(),
-        bytes: bytes.as_slice().into(),
-        modified_ms: 0,
-        context: &c,
-    })
-    .unwrap()
+    common::parse_with_outcomes("klaude-code.toml", file)
 }
 
 #[test]
@@ -55,35 +44,10 @@ fn a_session_typed_in_klaude_reads_as_typed_answered_and_run() {
     assert_eq!(s.parent_id, ROption::RNone);
     // Not klaude's reminders (memory, skills), which are developer
     // messages, nor the prompt suggestion it keeps after each answer.
-    assert_eq!(
-        common::messages(s),
-        vec![
-            (
-                Role::User,
-                "Why does the ledger show rows of other tenants?"
-            ),
-            (Role::Assistant, "Looking at the query first."),
-            (
-                Role::Assistant,
-                "The ledger query lost its tenant predicate in the join."
-            ),
-            (Role::User, "Which migration added the tenant column?"),
-            (Role::Assistant, "Noting it."),
-            (
-                Role::Assistant,
-                "Migration 0042 added the tenant column to the ledger."
-            ),
-        ]
-    );
+    assert_eq!(common::messages(s), common::LEDGER_TALK);
     // grep found nothing (exit code 1), ls did.
-    let ran: Vec<(&str, CommandOutcome)> = s
-        .commands
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.command.as_str(), out.outcome(0, i)))
-        .collect();
     assert_eq!(
-        ran,
+        common::ran(&out, 0),
         vec![
             (
                 "grep -rn \"tenant_id\" .",
@@ -194,13 +158,7 @@ fn discovery_follows_klaudes_own_places() {
         }
         std::fs::write(to.join("shell_tasks/a.json"), b"{}").unwrap();
     }
-    let mut found: Vec<String> = TomlReader::discover(&context(home.path()))
-        .unwrap()
-        .transcripts
-        .iter()
-        .map(|t| t.to_string())
-        .collect();
-    found.sort();
+    let found = common::discovered(&context(home.path()));
     let mut want: Vec<String> = [SENT, TYPED]
         .iter()
         .map(|id| {

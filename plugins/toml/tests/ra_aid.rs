@@ -217,16 +217,7 @@ fn discovery_looks_inside_known_projects_and_code_folders() {
     for project in ["src/shop", "code/team/api", "elsewhere/app"] {
         project_copy(&h.join(project));
     }
-    let found = |env: &[(&str, &str)]| -> Vec<String> {
-        let mut v: Vec<String> = TomlReader::discover(&context(h, env))
-            .unwrap()
-            .transcripts
-            .iter()
-            .map(|t| t.to_string())
-            .collect();
-        v.sort();
-        v
-    };
+    let found = |env: &[(&str, &str)]| -> Vec<String> { common::discovered(&context(h, env)) };
     let at = |rel: &str| h.join(rel).to_string_lossy().into_owned();
     assert_eq!(
         found(&[]),

@@ -11,10 +11,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{
-    CommandOutcome, FileAction, HostContext, ParseOutputV1_2, ParseRequest, ROption, Reader, Role,
-};
-use deja_plugin_toml::TomlReader;
+use deja_plugin_api::{CommandOutcome, FileAction, HostContext, ParseOutputV1_2, ROption, Role};
 
 const SESSION: &str = "3341277e-f470-4ed2-bfbc-8b91e308d8b7";
 const FILE: &str = "b1e37b0a2773a2f2_3341277e-f470-4ed2-bfbc-8b91e308d8b7.json";
@@ -30,15 +27,7 @@ fn golden() -> PathBuf {
 }
 
 fn parse(file: &Path) -> ParseOutputV1_2 {
-    let bytes = std::fs::read(file).unwrap();
-    let c = context(Path::new("/nonexistent"), &[]);
-    TomlReader::parse_with_outcomes(&ParseRequest {
-        path: file.to_string_lossy().as_ref().into(),
-        bytes: bytes.as_slice().into(),
-        modified_ms: 0,
-        context: &c,
-    })
-    .unwrap()
+    common::parse_with_outcomes("tunacode.toml", file)
 }
 
 #[test]
@@ -51,26 +40,7 @@ fn a_session_tunacode_wrote_reads_as_typed_answered_and_run() {
     assert_eq!(s.project.dir, ROption::RSome("/tmp/tg/work/ledger".into()));
     assert_eq!(s.title, ROption::RNone);
     // Not the tools' results, which TunaCode keeps as messages of their own.
-    assert_eq!(
-        common::messages(s),
-        vec![
-            (
-                Role::User,
-                "Why does the ledger show rows of other tenants?"
-            ),
-            (Role::Assistant, "Looking at the query first."),
-            (
-                Role::Assistant,
-                "The ledger query lost its tenant predicate in the join."
-            ),
-            (Role::User, "Which migration added the tenant column?"),
-            (Role::Assistant, "Noting it."),
-            (
-                Role::Assistant,
-                "Migration 0042 added the tenant column to the ledger."
-            ),
-        ]
-    );
+    assert_eq!(common::messages(s), common::LEDGER_TALK);
     // The session's own times, not the clock readings of the person's
     // messages: 2026-12-06T23:31:50.555623Z to 23:31:53.647778Z.
     assert_eq!(s.started_at_ms, 1_796_599_910_555);
@@ -90,14 +60,8 @@ fn a_session_tunacode_wrote_reads_as_typed_answered_and_run() {
     );
     // grep's exit code 1 is kept only in the result's text: the outcome of
     // both commands is unknown.
-    let ran: Vec<(&str, CommandOutcome)> = s
-        .commands
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.command.as_str(), out.outcome(0, i)))
-        .collect();
     assert_eq!(
-        ran,
+        common::ran(&out, 0),
         vec![
             ("grep -rn \"tenant_id\" .", CommandOutcome::default()),
             ("ls migrations", CommandOutcome::default()),
@@ -145,16 +109,8 @@ fn discovery_follows_tunacodes_own_places() {
     let sessions = home.path().join(".local/share/tunacode/sessions");
     std::fs::create_dir_all(&sessions).unwrap();
     std::fs::copy(golden(), sessions.join(FILE)).unwrap();
-    let found = |env: &[(&str, &str)]| -> Vec<String> {
-        let mut all: Vec<String> = TomlReader::discover(&context(home.path(), env))
-            .unwrap()
-            .transcripts
-            .iter()
-            .map(|t| t.to_string())
-            .collect();
-        all.sort();
-        all
-    };
+    let found =
+        |env: &[(&str, &str)]| -> Vec<String> { common::discovered(&context(home.path(), env)) };
     assert_eq!(
         found(&[]),
         vec![sessions.join(FILE).to_string_lossy().into_owned()]

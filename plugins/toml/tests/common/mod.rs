@@ -8,9 +8,10 @@ use std::path::Path;
 
 use deja_plugin_api::testing;
 use deja_plugin_api::{
-    EnvVar, FileAction, HostContext, Role, Session, DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
+    CommandOutcome, EnvVar, FileAction, HostContext, ParseOutputV1_2, ParseOutputV1_3,
+    ParseRequest, Reader, Role, Session, DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
 };
-use deja_plugin_toml::BUILTIN;
+use deja_plugin_toml::{TomlReader, BUILTIN};
 
 /// A context with `home`, exactly the variables `env`, and the built-in
 /// description `name` (`opencode.toml`, ...) as the host hands it over.
@@ -86,4 +87,90 @@ pub fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .collect();
     files.sort();
     files
+}
+
+/// The two questions about the ledger's tenants, each answered after a
+/// first short reply, as the scripted model's runs typed and answered them.
+pub const LEDGER_TALK: [(Role, &str); 6] = [
+    (
+        Role::User,
+        "Why does the ledger show rows of other tenants?",
+    ),
+    (Role::Assistant, "Looking at the query first."),
+    (
+        Role::Assistant,
+        "The ledger query lost its tenant predicate in the join.",
+    ),
+    (Role::User, "Which migration added the tenant column?"),
+    (Role::Assistant, "Noting it."),
+    (
+        Role::Assistant,
+        "Migration 0042 added the tenant column to the ledger.",
+    ),
+];
+
+/// `file` parsed with its commands' outcomes by the built-in description
+/// `name`, with no home.
+pub fn parse_with_outcomes(name: &str, file: &Path) -> ParseOutputV1_2 {
+    let bytes = std::fs::read(file).unwrap();
+    let c = context(name, Path::new("/nonexistent"), &[]);
+    TomlReader::parse_with_outcomes(&ParseRequest {
+        path: file.to_string_lossy().as_ref().into(),
+        bytes: bytes.as_slice().into(),
+        modified_ms: 0,
+        context: &c,
+    })
+    .unwrap()
+}
+
+/// `file`, last changed at `modified_ms`, parsed with its edits by the
+/// built-in description `name`, with no home.
+pub fn parse_with_edits(name: &str, file: &Path, modified_ms: i64) -> ParseOutputV1_3 {
+    let bytes = std::fs::read(file).unwrap();
+    let c = context(name, Path::new("/nonexistent"), &[]);
+    TomlReader::parse_with_edits(&ParseRequest {
+        path: file.to_string_lossy().as_ref().into(),
+        bytes: bytes.as_slice().into(),
+        modified_ms,
+        context: &c,
+    })
+    .unwrap()
+}
+
+/// The commands of session `session` of `out` with their outcomes.
+pub fn ran(out: &ParseOutputV1_2, session: usize) -> Vec<(&str, CommandOutcome)> {
+    out.output.sessions[session]
+        .commands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.command.as_str(), out.outcome(session, i)))
+        .collect()
+}
+
+/// What the reader of `context` discovers under `home` once each of
+/// `folders` holds an empty `file`, as sorted paths.
+pub fn discovered_in(
+    context: &HostContext,
+    home: &Path,
+    folders: &[&str],
+    file: &str,
+) -> Vec<String> {
+    for folder in folders {
+        let dir = home.join(folder);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(file), b"").unwrap();
+    }
+    discovered(context)
+}
+
+/// What the reader of `context` discovers, as sorted paths.
+pub fn discovered(context: &HostContext) -> Vec<String> {
+    let mut found: Vec<String> = TomlReader::discover(context)
+        .unwrap()
+        .transcripts
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+    found.sort();
+    found
 }

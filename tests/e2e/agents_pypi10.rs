@@ -9,10 +9,11 @@
 
 use serde_json::json;
 
-use crate::agents::{body, conversation, run_agent, summary, ModelServer};
+use crate::agents::{conversation, ModelServer};
 use crate::harness_runs::{
-    in_terminal, pypi_client, read_back, tree, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK,
-    FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
+    in_terminal, pypi_client, read_back, roles, second_question_sent_with_first, tree,
+    two_exchanges_steps, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_QUESTION, SECOND_ANSWER,
+    SECOND_COMMAND, SECOND_QUESTION, TWO_EXCHANGES, TWO_EXCHANGES_ROLES,
 };
 
 /// TunaCode 0.2.3 (`tunacode`) with a model of the user's own in
@@ -29,12 +30,7 @@ fn tunacode_sessions_are_read_as_tunacode_stores_them() {
     let server = ModelServer::start(
         &r.run_dir,
         &json!({
-            "steps": [
-                {"text": FIRST_LOOK, "tool": "bash", "input": {"command": FIRST_COMMAND}},
-                {"text": FIRST_ANSWER},
-                {"tool": "bash", "input": {"command": SECOND_COMMAND}},
-                {"text": SECOND_ANSWER},
-            ],
+            "steps": two_exchanges_steps("bash"),
         }),
     );
     r.sb.write(
@@ -63,8 +59,7 @@ fn tunacode_sessions_are_read_as_tunacode_stores_them() {
         {"keys": "\r"},
         {"exit": true},
     ]);
-    run_showing_requests(
-        &r,
+    r.run_showing_requests(
         &server,
         in_terminal(&r, "tunacode", &steps, &tunacode, &[]),
         "tunacode",
@@ -74,11 +69,7 @@ fn tunacode_sessions_are_read_as_tunacode_stores_them() {
     // keeps the session.
     let requests = server.requests();
     let asked = conversation(&requests);
-    assert_eq!(asked.len(), 4, "{requests:#?}");
-    let second = body(asked[2]);
-    for said in [FIRST_QUESTION, FIRST_ANSWER, SECOND_QUESTION] {
-        assert!(second.contains(said), "{said} not sent: {second}");
-    }
+    second_question_sent_with_first(&asked);
 
     let folder = r.sb.home.join(".local/share/tunacode/sessions");
     let files: Vec<String> = std::fs::read_dir(&folder)
@@ -98,26 +89,10 @@ fn tunacode_sessions_are_read_as_tunacode_stores_them() {
         &r.sb,
         "tunacode",
         &id,
-        &[
-            FIRST_QUESTION,
-            FIRST_LOOK,
-            FIRST_ANSWER,
-            SECOND_QUESTION,
-            SECOND_ANSWER,
-        ],
+        &TWO_EXCHANGES,
         &[FIRST_COMMAND, SECOND_COMMAND],
     );
-    let roles: Vec<&str> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["role"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        roles,
-        ["user", "assistant", "assistant", "user", "assistant"],
-        "{shown:#}"
-    );
+    assert_eq!(roles(&shown), TWO_EXCHANGES_ROLES, "{shown:#}");
     assert_eq!(
         session["project"]["dir"],
         r.project.to_str().unwrap(),
@@ -134,21 +109,4 @@ fn tunacode_sessions_are_read_as_tunacode_stores_them() {
         resume.stderr
     );
     assert!(resume.stderr.contains("/resume load"), "{}", resume.stderr);
-}
-
-/// Runs `cmd` in the project folder and requires it to exit 0 having
-/// printed the second answer; when it does not, says what the model was
-/// asked.
-fn run_showing_requests(r: &Run, server: &ModelServer, mut cmd: std::process::Command, name: &str) {
-    cmd.current_dir(&r.project);
-    let out = run_agent(cmd, &r.run_dir, name);
-    let shown = out.stdout.len().saturating_sub(6000);
-    assert!(
-        out.code == 0 && out.stdout.contains(SECOND_ANSWER),
-        "{name} failed (exit {})\nrequests:\n{}\nstdout (its end):\n{}\nstderr:\n{}",
-        out.code,
-        summary(&server.requests()),
-        out.stdout.get(shown..).unwrap_or(&out.stdout),
-        out.stderr
-    );
 }

@@ -8,10 +8,11 @@
 
 use serde_json::json;
 
-use crate::agents::{body, conversation, ModelServer};
+use crate::agents::{conversation, ModelServer};
 use crate::harness_runs::{
-    pypi_client, read_back, tree, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK, FIRST_QUESTION,
-    SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
+    outcomes, pypi_client, read_back, roles, second_question_sent_with_first, tree,
+    two_exchanges_steps, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_QUESTION, SECOND_ANSWER,
+    SECOND_COMMAND, SECOND_QUESTION, TWO_EXCHANGES, TWO_EXCHANGES_ROLES,
 };
 
 /// Hermes Agent 0.19.0 (`hermes`) with a custom OpenAI-compatible endpoint
@@ -32,12 +33,7 @@ fn hermes_agent_sessions_are_read_as_hermes_stores_them() {
         &r.run_dir,
         &json!({
             "side_text": TITLE,
-            "steps": [
-                {"text": FIRST_LOOK, "tool": "terminal", "input": {"command": FIRST_COMMAND}},
-                {"text": FIRST_ANSWER},
-                {"tool": "terminal", "input": {"command": SECOND_COMMAND}},
-                {"text": SECOND_ANSWER},
-            ],
+            "steps": two_exchanges_steps("terminal"),
         }),
     );
     r.sb.write(
@@ -71,11 +67,7 @@ fn hermes_agent_sessions_are_read_as_hermes_stores_them() {
     // keeps the session.
     let requests = server.requests();
     let asked = conversation(&requests);
-    assert_eq!(asked.len(), 4, "{requests:#?}");
-    let second = body(asked[2]);
-    for said in [FIRST_QUESTION, FIRST_ANSWER, SECOND_QUESTION] {
-        assert!(second.contains(said), "{said} not sent: {second}");
-    }
+    second_question_sent_with_first(&asked);
 
     let folder = r.sb.home.join(".hermes");
     assert!(folder.join("state.db").is_file());
@@ -84,26 +76,10 @@ fn hermes_agent_sessions_are_read_as_hermes_stores_them() {
         &r.sb,
         "hermes-agent",
         &id,
-        &[
-            FIRST_QUESTION,
-            FIRST_LOOK,
-            FIRST_ANSWER,
-            SECOND_QUESTION,
-            SECOND_ANSWER,
-        ],
+        &TWO_EXCHANGES,
         &[FIRST_COMMAND, SECOND_COMMAND],
     );
-    let roles: Vec<&str> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["role"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        roles,
-        ["user", "assistant", "assistant", "user", "assistant"],
-        "{shown:#}"
-    );
+    assert_eq!(roles(&shown), TWO_EXCHANGES_ROLES, "{shown:#}");
     assert_eq!(
         session["project"]["dir"],
         r.project.to_str().unwrap(),
@@ -114,18 +90,11 @@ fn hermes_agent_sessions_are_read_as_hermes_stores_them() {
     assert_eq!(session["date_approximate"], false, "{session:#}");
     // grep found nothing (exit code 1), ls succeeded, as the terminal
     // tool's results say.
-    let outcomes: Vec<(&str, i64)> = shown["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["outcome"].as_str().unwrap(),
-                c["exit_code"].as_i64().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(outcomes, [("failed", 1), ("succeeded", 0)], "{shown:#}");
+    assert_eq!(
+        outcomes(&shown),
+        [("failed", 1), ("succeeded", 0)],
+        "{shown:#}"
+    );
     assert!(tree(&folder) == before, "deja changed Hermes's folder");
     let resume = r.sb.ok(&["resume", &id]);
     assert_eq!(

@@ -11,10 +11,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use crate::agents::{body, conversation, run_agent, summary, ModelServer};
+use crate::agents::{body, conversation, ModelServer};
 use crate::harness_runs::{
-    in_terminal, pypi_client, read_back, tree, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK,
-    FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
+    in_terminal, outcomes, pypi_client, read_back, roles, second_question_sent_with_first, tree,
+    Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK, FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND,
+    SECOND_QUESTION, TWO_EXCHANGES, TWO_EXCHANGES_ROLES,
 };
 
 /// Stops the server klaude started in the sandbox (it outlives the
@@ -103,8 +104,7 @@ fn klaude_code_sessions_are_read_as_klaude_stores_them() {
         {"keys": "\r"},
         {"exit": true},
     ]);
-    run_showing_requests(
-        &r,
+    r.run_showing_requests(
         &server,
         in_terminal(&r, "klaude", &steps, &klaude, &[]),
         "klaude",
@@ -117,11 +117,7 @@ fn klaude_code_sessions_are_read_as_klaude_stores_them() {
         .into_iter()
         .filter(|r| !body(r).contains(SUGGESTING))
         .collect();
-    assert_eq!(asked.len(), 4, "{requests:#?}");
-    let second = body(asked[2]);
-    for said in [FIRST_QUESTION, FIRST_ANSWER, SECOND_QUESTION] {
-        assert!(second.contains(said), "{said} not sent: {second}");
-    }
+    second_question_sent_with_first(&asked);
 
     let folder = r.sb.home.join(".klaude/projects");
     let sessions: Vec<PathBuf> = std::fs::read_dir(
@@ -149,39 +145,16 @@ fn klaude_code_sessions_are_read_as_klaude_stores_them() {
         &r.sb,
         "klaude-code",
         &id,
-        &[
-            FIRST_QUESTION,
-            FIRST_LOOK,
-            FIRST_ANSWER,
-            SECOND_QUESTION,
-            SECOND_ANSWER,
-        ],
+        &TWO_EXCHANGES,
         &[FIRST_COMMAND, SECOND_COMMAND],
     );
-    let roles: Vec<&str> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["role"].as_str().unwrap())
-        .collect();
+    assert_eq!(roles(&shown), TWO_EXCHANGES_ROLES, "{shown:#}");
+    // grep finds nothing in the empty project (exit code 1); ls does.
     assert_eq!(
-        roles,
-        ["user", "assistant", "assistant", "user", "assistant"],
+        outcomes(&shown),
+        [("failed", 1), ("succeeded", 0)],
         "{shown:#}"
     );
-    // grep finds nothing in the empty project (exit code 1); ls does.
-    let outcomes: Vec<(&str, i64)> = shown["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["outcome"].as_str().unwrap(),
-                c["exit_code"].as_i64().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(outcomes, [("failed", 1), ("succeeded", 0)], "{shown:#}");
     assert_eq!(
         session["project"]["dir"],
         r.project.to_str().unwrap(),
@@ -193,22 +166,5 @@ fn klaude_code_sessions_are_read_as_klaude_stores_them() {
     assert!(
         resume.contains(&format!("klaude --resume {id}")),
         "{resume}"
-    );
-}
-
-/// Runs `cmd` in the project folder and requires it to exit 0 having
-/// printed the second answer; when it does not, says what the model was
-/// asked.
-fn run_showing_requests(r: &Run, server: &ModelServer, mut cmd: std::process::Command, name: &str) {
-    cmd.current_dir(&r.project);
-    let out = run_agent(cmd, &r.run_dir, name);
-    let shown = out.stdout.len().saturating_sub(6000);
-    assert!(
-        out.code == 0 && out.stdout.contains(SECOND_ANSWER),
-        "{name} failed (exit {})\nrequests:\n{}\nstdout (its end):\n{}\nstderr:\n{}",
-        out.code,
-        summary(&server.requests()),
-        out.stdout.get(shown..).unwrap_or(&out.stdout),
-        out.stderr
     );
 }

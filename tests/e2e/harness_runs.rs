@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use crate::agents::run_agent;
+use crate::agents::{body, run_agent, summary, ModelServer};
 use crate::common::Sandbox;
 use crate::mcp::clients_dir;
 
@@ -73,6 +73,23 @@ impl Run {
     /// printed `answer`.
     pub(crate) fn run(&self, cmd: Command, name: &str, answer: &str) {
         run_in(cmd, &self.project, &self.run_dir, name, answer);
+    }
+
+    /// Runs `cmd` in the project folder and requires it to exit 0 having
+    /// printed the second answer; when it does not, says what the model
+    /// was asked.
+    pub(crate) fn run_showing_requests(&self, server: &ModelServer, mut cmd: Command, name: &str) {
+        cmd.current_dir(&self.project);
+        let out = run_agent(cmd, &self.run_dir, name);
+        let shown = out.stdout.len().saturating_sub(6000);
+        assert!(
+            out.code == 0 && out.stdout.contains(SECOND_ANSWER),
+            "{name} failed (exit {})\nrequests:\n{}\nstdout (its end):\n{}\nstderr:\n{}",
+            out.code,
+            summary(&server.requests()),
+            out.stdout.get(shown..).unwrap_or(&out.stdout),
+            out.stderr
+        );
     }
 }
 
@@ -199,4 +216,67 @@ pub(crate) fn in_terminal(
         .arg(program)
         .args(args);
     cmd
+}
+
+/// What `deja show` gives of the two questions, each answered after a
+/// command (the first with a word before it): the texts in order.
+pub(crate) const TWO_EXCHANGES: [&str; 5] = [
+    FIRST_QUESTION,
+    FIRST_LOOK,
+    FIRST_ANSWER,
+    SECOND_QUESTION,
+    SECOND_ANSWER,
+];
+
+/// The roles of [`TWO_EXCHANGES`]' messages.
+pub(crate) const TWO_EXCHANGES_ROLES: [&str; 5] =
+    ["user", "assistant", "assistant", "user", "assistant"];
+
+/// The scripted model's steps for the two questions: the first answered
+/// after `tool` runs the first command, the second after it runs the
+/// second.
+pub(crate) fn two_exchanges_steps(tool: &str) -> Value {
+    json!([
+        {"text": FIRST_LOOK, "tool": tool, "input": {"command": FIRST_COMMAND}},
+        {"text": FIRST_ANSWER},
+        {"tool": tool, "input": {"command": SECOND_COMMAND}},
+        {"text": SECOND_ANSWER},
+    ])
+}
+
+/// Requires the model to have been asked four times in `asked` (the
+/// conversation's requests), the second question going out with the first
+/// exchange, as a harness that keeps the session sends it.
+pub(crate) fn second_question_sent_with_first(asked: &[&Value]) {
+    assert_eq!(asked.len(), 4, "{asked:#?}");
+    let second = body(asked[2]);
+    for said in [FIRST_QUESTION, FIRST_ANSWER, SECOND_QUESTION] {
+        assert!(second.contains(said), "{said} not sent: {second}");
+    }
+}
+
+/// The roles of the messages in `shown` (`deja show --json`).
+pub(crate) fn roles(shown: &Value) -> Vec<&str> {
+    shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect()
+}
+
+/// The outcome and exit code of each command in `shown` (`deja show
+/// --json`).
+pub(crate) fn outcomes(shown: &Value) -> Vec<(&str, i64)> {
+    shown["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["outcome"].as_str().unwrap(),
+                c["exit_code"].as_i64().unwrap(),
+            )
+        })
+        .collect()
 }

@@ -136,30 +136,12 @@ impl BenchEnv {
 
     /// [`BenchEnv::run`], with what the command wrote to stderr.
     pub fn run_saying(&self, args: &[&str]) -> Result<(Cost, String)> {
-        let gnu_time = Path::new("/usr/bin/time");
         let rss_file = tempfile::NamedTempFile::new()?;
         let err_file = tempfile::NamedTempFile::new()?;
-        let mut cmd = if gnu_time.is_file() {
-            let mut c = Command::new(gnu_time);
-            c.arg("-f")
-                .arg("%M")
-                .arg("-o")
-                .arg(rss_file.path())
-                .arg(&self.deja);
-            c
-        } else {
-            Command::new(&self.deja)
-        };
-        cmd.env_clear()
-            .env("HOME", &self.home)
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("NO_COLOR", "1")
-            .args(args)
+        let mut cmd = self.measured(rss_file.path());
+        cmd.args(args)
             .stdout(std::process::Stdio::null())
             .stderr(err_file.reopen()?);
-        for (k, v) in &self.env {
-            cmd.env(k, v);
-        }
         let started = Instant::now();
         let child = cmd
             .spawn()
@@ -183,18 +165,62 @@ impl BenchEnv {
             let err = std::fs::read_to_string(err_file.path()).unwrap_or_default();
             bail!("deja {} failed with status {code}: {err}", args.join(" "));
         }
-        let measured = std::fs::read_to_string(rss_file.path())
-            .ok()
-            .and_then(|t| t.lines().last().and_then(|l| l.trim().parse::<u64>().ok()));
         let cost = Cost {
             wall,
-            peak_rss: measured.unwrap_or(usage.ru_maxrss as u64) * 1024,
+            peak_rss: peak_kb(rss_file.path()).unwrap_or(usage.ru_maxrss as u64) * 1024,
         };
         Ok((
             cost,
             std::fs::read_to_string(err_file.path()).unwrap_or_default(),
         ))
     }
+}
+
+impl BenchEnv {
+    /// Runs deja with `args`, keeping what it prints, and measures it (peak
+    /// memory from GNU time; 0 where it is not installed).
+    pub fn output(&self, args: &[&str]) -> Result<(std::process::Output, Cost)> {
+        let rss_file = tempfile::NamedTempFile::new()?;
+        let started = Instant::now();
+        let out = self
+            .measured(rss_file.path())
+            .args(args)
+            .output()
+            .with_context(|| format!("cannot run {}", self.deja.display()))?;
+        let cost = Cost {
+            wall: started.elapsed(),
+            peak_rss: peak_kb(rss_file.path()).unwrap_or(0) * 1024,
+        };
+        Ok((out, cost))
+    }
+
+    /// The command that runs deja in this home, under GNU time writing its
+    /// peak memory (KB) to `rss` where GNU time is installed.
+    fn measured(&self, rss: &Path) -> Command {
+        let gnu_time = Path::new("/usr/bin/time");
+        let mut cmd = if gnu_time.is_file() {
+            let mut c = Command::new(gnu_time);
+            c.arg("-f").arg("%M").arg("-o").arg(rss).arg(&self.deja);
+            c
+        } else {
+            Command::new(&self.deja)
+        };
+        cmd.env_clear()
+            .env("HOME", &self.home)
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("NO_COLOR", "1");
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+}
+
+/// The peak memory (KB) GNU time wrote to `path`.
+fn peak_kb(path: &Path) -> Option<u64> {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| t.lines().last().and_then(|l| l.trim().parse::<u64>().ok()))
 }
 
 /// Median and 95th percentile of durations, in milliseconds.

@@ -28,10 +28,14 @@ pub struct TeamCost {
     pub sessions: u64,
     /// First push, seconds.
     pub push_s: f64,
+    /// Its peak memory, bytes.
+    pub push_rss: u64,
     /// A push with nothing changed, seconds.
     pub noop_push_s: f64,
     /// Pull into an empty home without embedding, seconds.
     pub pull_s: f64,
+    /// Its peak memory, bytes.
+    pub pull_rss: u64,
     /// Pull with embedding into another empty home, seconds (when measured).
     pub pull_embed_s: Option<f64>,
     /// With vectors (when measured).
@@ -58,9 +62,13 @@ pub struct VectorCost {
 }
 
 fn json_of(env: &BenchEnv, args: &[&str]) -> Result<(serde_json::Value, f64)> {
-    let started = Instant::now();
-    let out = env.command().args(args).output()?;
-    let secs = started.elapsed().as_secs_f64();
+    let (v, cost) = measured_json(env, args)?;
+    Ok((v, cost.wall.as_secs_f64()))
+}
+
+/// [`json_of`], with the command's peak memory.
+fn measured_json(env: &BenchEnv, args: &[&str]) -> Result<(serde_json::Value, crate::env::Cost)> {
+    let (out, cost) = env.output(args)?;
     if !out.status.success() {
         bail!(
             "deja {} failed: {}",
@@ -69,7 +77,7 @@ fn json_of(env: &BenchEnv, args: &[&str]) -> Result<(serde_json::Value, f64)> {
         );
     }
     let v = serde_json::from_slice(&out.stdout).context("deja printed no JSON")?;
-    Ok((v, secs))
+    Ok((v, cost))
 }
 
 /// Every project of the indexed sessions, as `team.share` names them.
@@ -115,7 +123,8 @@ pub fn run(deja: &Path, server: &ScratchServer, messages: usize, embed: bool) ->
     a.run(&["index"])?;
     let share = projects(&a)?;
     a.configure(&team_config(server, &db, "ana", &share, false))?;
-    let (first, push_s) = json_of(&a, &["team", "push", "--json"])?;
+    let (first, push) = measured_json(&a, &["team", "push", "--json"])?;
+    let push_s = push.wall.as_secs_f64();
     let (_, noop_push_s) = json_of(&a, &["team", "push", "--json"])?;
     let pushed = first["messages"].as_u64().unwrap_or(0);
     let sessions = first["pushed"].as_u64().unwrap_or(0);
@@ -123,7 +132,8 @@ pub fn run(deja: &Path, server: &ScratchServer, messages: usize, embed: bool) ->
     let mut b = BenchEnv::new(deja, "")?;
     b.set("DEJA_TEAM_PASSWORD", PASSWORD);
     b.configure(&team_config(server, &db, "ben", &[], false))?;
-    let (pulled, pull_s) = json_of(&b, &["team", "pull", "--no-embed", "--json"])?;
+    let (pulled, pull) = measured_json(&b, &["team", "pull", "--no-embed", "--json"])?;
+    let pull_s = pull.wall.as_secs_f64();
     if pulled["messages"].as_u64() != Some(pushed) {
         bail!("pulled {} messages of {pushed}", pulled["messages"]);
     }
@@ -148,8 +158,10 @@ pub fn run(deja: &Path, server: &ScratchServer, messages: usize, embed: bool) ->
         messages: pushed,
         sessions,
         push_s,
+        push_rss: push.peak_rss,
         noop_push_s,
         pull_s,
+        pull_rss: pull.peak_rss,
         pull_embed_s,
         vectors,
     })
@@ -212,7 +224,7 @@ pub fn server() -> Result<ScratchServer> {
 pub fn table(rows: &[TeamCost]) -> String {
     use std::fmt::Write as _;
     let mut s = String::from(
-        "| messages | sessions | push s (msg/s) | push, nothing changed, s | pull without embedding s (msg/s) | pull with embedding s (msg/s) |\n|---|---|---|---|---|---|\n",
+        "| messages | sessions | push s (msg/s) | push, nothing changed, s | pull without embedding s (msg/s) | pull with embedding s (msg/s) | peak RSS push / pull MB |\n|---|---|---|---|---|---|---|\n",
     );
     let rate = |n: u64, secs: f64| n as f64 / secs.max(1e-9);
     for r in rows {
@@ -222,7 +234,7 @@ pub fn table(rows: &[TeamCost]) -> String {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {:.1} ({:.0}) | {:.2} | {:.1} ({:.0}) | {embed} |",
+            "| {} | {} | {:.1} ({:.0}) | {:.2} | {:.1} ({:.0}) | {embed} | {:.0} / {:.0} |",
             r.messages,
             r.sessions,
             r.push_s,
@@ -230,6 +242,8 @@ pub fn table(rows: &[TeamCost]) -> String {
             r.noop_push_s,
             r.pull_s,
             rate(r.messages, r.pull_s),
+            crate::env::mb(r.push_rss),
+            crate::env::mb(r.pull_rss),
         );
     }
     let with: Vec<(&TeamCost, &VectorCost)> = rows

@@ -122,8 +122,10 @@ impl PushReport {
 
 /// What this machine's side of the team store needs.
 pub(crate) struct Plan {
-    /// Sessions of the shared projects, with their content and hash.
-    pub shared: Vec<(Session, String)>,
+    /// Sessions of the shared projects, with the hash of their content
+    /// (their content is read again when they are sent: a history of a
+    /// million messages is not held at once).
+    pub shared: Vec<Shared>,
     /// Indexes into `shared` of the sessions to send.
     pub to_push: Vec<usize>,
     /// Published sessions to retract, and why.
@@ -132,6 +134,27 @@ pub(crate) struct Plan {
     pub missing: Vec<Key>,
     /// Published sessions still here in projects no longer shared, kept.
     pub unshared: Vec<Unshared>,
+}
+
+/// A session of the shared projects, as a push plans it.
+pub(crate) struct Shared {
+    /// Its row in the store.
+    pub row: SessionRow,
+    /// Its harness and deja id.
+    pub harness: String,
+    pub id: String,
+    /// The hash of its content as PostgreSQL will hold it.
+    pub hash: String,
+    /// How many messages it has.
+    pub messages: usize,
+}
+
+/// A shared session's content as PostgreSQL will hold it, and its hash:
+/// hashed so, a pull reading it back computes the same hash.
+fn content_of(store: &Store, row: &SessionRow) -> Result<(Session, String)> {
+    let s = content::for_postgres(store.load_session(row)?);
+    let h = content::hash(&s);
+    Ok((s, h))
 }
 
 /// The sessions of `store` in the projects `share` names (this machine's
@@ -174,15 +197,19 @@ pub(crate) fn plan(team: &mut Team, store: Option<&Store>, options: &PushOptions
     };
     let mut shared = Vec::with_capacity(rows.len());
     if let Some(store) = store {
-        for r in &rows {
-            // Hashed as PostgreSQL will hold it, so that a pull reading it
-            // back computes the same hash.
-            let s = content::for_postgres(store.load_session(r)?);
-            let h = content::hash(&s);
-            shared.push((s, h));
+        for row in rows {
+            // One session's content at a time.
+            let (s, hash) = content_of(store, &row)?;
+            shared.push(Shared {
+                harness: s.harness,
+                id: s.id,
+                hash,
+                messages: s.messages.len(),
+                row,
+            });
         }
     }
-    shared.sort_by(|a, b| (&a.0.harness, &a.0.id).cmp(&(&b.0.harness, &b.0.id)));
+    shared.sort_by(|a, b| (&a.harness, &a.id).cmp(&(&b.harness, &b.id)));
     let remote: HashMap<(String, String), (String, bool)> = team
         .client
         .query(
@@ -197,16 +224,16 @@ pub(crate) fn plan(team: &mut Team, store: Option<&Store>, options: &PushOptions
     let to_push = shared
         .iter()
         .enumerate()
-        .filter(|(_, (s, h))| {
+        .filter(|(_, s)| {
             remote
                 .get(&(s.harness.clone(), s.id.clone()))
-                .is_none_or(|(theirs, forgotten)| *forgotten || theirs != h)
+                .is_none_or(|(theirs, forgotten)| *forgotten || *theirs != s.hash)
         })
         .map(|(i, _)| i)
         .collect();
     let here: HashSet<(&str, &str)> = shared
         .iter()
-        .map(|(s, _)| (s.harness.as_str(), s.id.as_str()))
+        .map(|s| (s.harness.as_str(), s.id.as_str()))
         .collect();
     let forgotten: HashSet<(String, String)> = match store {
         Some(store) => store
@@ -356,7 +383,7 @@ pub fn push(
             .to_push
             .iter()
             .filter_map(|&i| plan.shared.get(i))
-            .map(|(s, _)| s.messages.len())
+            .map(|s| s.messages)
             .sum(),
         unchanged: plan.shared.len() - plan.to_push.len(),
         retracted: plan.to_retract.len(),
@@ -373,12 +400,14 @@ pub fn push(
     let total = plan.to_push.len();
     progress(0, total);
     let mut done = 0;
-    let mut batch: Vec<&(Session, String)> = Vec::new();
+    // Read again a batch at a time, so that what is held is one batch.
+    let mut batch: Vec<(Session, String)> = Vec::new();
     let mut batch_messages = 0;
     for &i in &plan.to_push {
-        let Some(item) = plan.shared.get(i) else {
+        let Some(planned) = plan.shared.get(i) else {
             continue;
         };
+        let item = content_of(store, &planned.row)?;
         batch_messages += item.0.messages.len();
         batch.push(item);
         if batch.len() >= BATCH_SESSIONS || batch_messages >= BATCH_MESSAGES {
@@ -463,7 +492,7 @@ const CLEAR: [&str; 4] = [
 ];
 
 /// Sends `batch` in one transaction.
-fn send(team: &mut Team, batch: &[&(Session, String)]) -> Result<()> {
+fn send(team: &mut Team, batch: &[(Session, String)]) -> Result<()> {
     let origin = team.settings.origin.clone();
     let now = chrono::Utc::now().timestamp_millis();
     let result = (|| -> std::result::Result<(), postgres::Error> {

@@ -9,8 +9,9 @@ use serde_json::{json, Value};
 
 use crate::agents::ModelServer;
 use crate::harness_runs::{
-    asked, pypi_client, read_back, tree, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK,
-    FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
+    asked, pypi_client, read_back, shown_texts, tree, two_exchanges_steps, Run, FIRST_ANSWER,
+    FIRST_COMMAND, FIRST_LOOK, FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
+    TWO_EXCHANGES,
 };
 
 /// Mistral Vibe 3.0.2, with a provider of the user's own in
@@ -24,15 +25,7 @@ use crate::harness_runs::{
 fn mistral_vibe_sessions_are_read_as_vibe_stores_them() {
     let vibe = pypi_client("vibe", "vibe");
     let r = Run::new();
-    let server = ModelServer::start(
-        &r.run_dir,
-        &json!([
-            {"text": FIRST_LOOK, "tool": "bash", "input": {"command": FIRST_COMMAND}},
-            {"text": FIRST_ANSWER},
-            {"tool": "bash", "input": {"command": SECOND_COMMAND}},
-            {"text": SECOND_ANSWER},
-        ]),
-    );
+    let server = ModelServer::start(&r.run_dir, &two_exchanges_steps("bash"));
     r.sb.write(
         ".vibe/config.toml",
         format!(
@@ -73,46 +66,20 @@ fn mistral_vibe_sessions_are_read_as_vibe_stores_them() {
         &r.sb,
         "vibe",
         id,
-        &[
-            FIRST_QUESTION,
-            FIRST_LOOK,
-            FIRST_ANSWER,
-            SECOND_QUESTION,
-            SECOND_ANSWER,
-        ],
+        &TWO_EXCHANGES,
         &[FIRST_COMMAND, SECOND_COMMAND],
     );
     let dir = std::fs::canonicalize(&r.project).unwrap();
     assert_eq!(shown["project"]["dir"], dir.to_str().unwrap(), "{shown:#}");
     assert!(session["parent_id"].is_null(), "{session:#}");
-    let users: Vec<&str> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
-    assert_eq!(users, [FIRST_QUESTION, SECOND_QUESTION], "{shown:#}");
+    assert_eq!(
+        asked(&shown),
+        [FIRST_QUESTION, SECOND_QUESTION],
+        "{shown:#}"
+    );
     assert!(tree(&folder) == before, "deja changed Vibe's folder");
     let resume = r.sb.ok(&["resume", id]).stdout;
     assert!(resume.contains(&format!("vibe --resume {id}")), "{resume}");
-}
-
-/// The texts of `deja show --json`'s messages and commands.
-fn shown_texts(shown: &Value) -> (Vec<&str>, Vec<&str>) {
-    let texts = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
-    let commands = shown["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["command"].as_str().unwrap())
-        .collect();
-    (texts, commands)
 }
 
 /// OpenHands CLI 1.16.0, with a model of the user's own given by

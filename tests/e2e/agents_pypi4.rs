@@ -13,8 +13,8 @@ use serde_json::{json, Value};
 
 use crate::agents::{conversation, ModelServer};
 use crate::harness_runs::{
-    in_terminal, pypi_client, read_back, tree, Run, FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER,
-    SECOND_QUESTION,
+    in_terminal, pypi_client, read_back, roles, sent, tree, Run, FIRST_ANSWER, FIRST_QUESTION,
+    SECOND_ANSWER, SECOND_QUESTION, TWO_ANSWERS, TWO_ANSWERS_ROLES,
 };
 
 /// Elia 1.10.0 (elia-chat, a model of the user's own in its `config.toml`:
@@ -93,12 +93,7 @@ fn elia_chats_are_read_as_elia_stores_them() {
     let requests = server.requests();
     let asked = conversation(&requests);
     assert_eq!(asked.len(), 2, "{requests:#?}");
-    let sent: Vec<(&str, &str)> = asked[1]["body"]["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
-        .collect();
+    let sent = sent(asked[1]);
     assert_eq!(
         sent,
         [
@@ -137,24 +132,8 @@ fn elia_chats_are_read_as_elia_stores_them() {
     let id = format!("elia-{chat}-{compact}");
     let before = tree(&folder);
 
-    let (_, shown) = read_back(
-        &r.sb,
-        "elia",
-        &id,
-        &[FIRST_QUESTION, FIRST_ANSWER, SECOND_QUESTION, SECOND_ANSWER],
-        &[],
-    );
-    let roles: Vec<&str> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["role"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        roles,
-        ["user", "assistant", "user", "assistant"],
-        "{shown:#}"
-    );
+    let (_, shown) = read_back(&r.sb, "elia", &id, &TWO_ANSWERS, &[]);
+    assert_eq!(roles(&shown), TWO_ANSWERS_ROLES, "{shown:#}");
     assert!(shown["project"]["dir"].is_null(), "{shown:#}");
     assert!(tree(&folder) == before, "deja changed Elia's folder");
     let resume = r.sb.ok(&["resume", &id]);

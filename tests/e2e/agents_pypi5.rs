@@ -9,8 +9,8 @@ use serde_json::json;
 
 use crate::agents::{conversation, ModelServer};
 use crate::harness_runs::{
-    asked, pypi_client, read_back, tree, Run, FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER,
-    SECOND_QUESTION,
+    asked, pypi_client, read_back, sent, tree, Run, FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER,
+    SECOND_QUESTION, TWO_ANSWERS,
 };
 
 /// Chatblade 0.7.0 (with httpx 0.27.2: its OpenAI client passes `proxies`,
@@ -62,14 +62,9 @@ fn chatblade_sessions_are_read_as_chatblade_stores_them() {
     // The second question went out with the session as Chatblade keeps
     // it: the prompt file, the first exchange, the question.
     let requests = server.requests();
-    let sent = conversation(&requests);
-    assert_eq!(sent.len(), 2, "{requests:#?}");
-    let messages: Vec<(&str, &str)> = sent[1]["body"]["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
-        .collect();
+    let chat = conversation(&requests);
+    assert_eq!(chat.len(), 2, "{requests:#?}");
+    let messages = sent(chat[1]);
     assert_eq!(
         messages,
         [
@@ -90,13 +85,7 @@ fn chatblade_sessions_are_read_as_chatblade_stores_them() {
     assert_eq!(names, ["ledger.yaml"]);
     let before = tree(&folder);
 
-    let (session, shown) = read_back(
-        &r.sb,
-        "chatblade",
-        "ledger",
-        &[FIRST_QUESTION, FIRST_ANSWER, SECOND_QUESTION, SECOND_ANSWER],
-        &[],
-    );
+    let (session, shown) = read_back(&r.sb, "chatblade", "ledger", &TWO_ANSWERS, &[]);
     assert_eq!(
         asked(&shown),
         [FIRST_QUESTION, SECOND_QUESTION],

@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 
 use crate::agents::{conversation, ModelServer};
 use crate::harness_runs::{
-    in_terminal, pypi_client, read_back, tree, Run, FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER,
-    SECOND_QUESTION,
+    asked_ollama_for_models, in_terminal, pypi_client, read_back, roles, sent, tree, Run,
+    FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER, SECOND_QUESTION, TWO_ANSWERS, TWO_ANSWERS_ROLES,
 };
 
 /// A left click at column `col`, row `row` of the terminal (1-based), as
@@ -96,24 +96,11 @@ fn oterm_chats_are_read_as_oterm_stores_them() {
     // oterm asked Ollama for its models and the model's details, and the
     // second question went out with the chat as oterm keeps it.
     let requests = server.requests();
-    let ollama: Vec<&str> = requests
-        .iter()
-        .filter(|r| r["api"] == "ollama")
-        .map(|r| r["path"].as_str().unwrap())
-        .collect();
-    assert!(
-        ollama.contains(&"/api/tags") && ollama.contains(&"/api/show"),
-        "{ollama:?}"
-    );
+    asked_ollama_for_models(&requests);
     let asked = conversation(&requests);
     assert_eq!(asked.len(), 2, "{requests:#?}");
     assert_eq!(asked[1]["body"]["model"], MODEL, "{requests:#?}");
-    let sent: Vec<(&str, &str)> = asked[1]["body"]["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
-        .collect();
+    let sent = sent(asked[1]);
     assert_eq!(
         sent,
         [
@@ -125,24 +112,8 @@ fn oterm_chats_are_read_as_oterm_stores_them() {
     );
     let before = tree(&folder);
 
-    let (session, shown) = read_back(
-        &r.sb,
-        "oterm",
-        "oterm-1",
-        &[FIRST_QUESTION, FIRST_ANSWER, SECOND_QUESTION, SECOND_ANSWER],
-        &[],
-    );
-    let roles: Vec<&str> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["role"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        roles,
-        ["user", "assistant", "user", "assistant"],
-        "{shown:#}"
-    );
+    let (session, shown) = read_back(&r.sb, "oterm", "oterm-1", &TWO_ANSWERS, &[]);
+    assert_eq!(roles(&shown), TWO_ANSWERS_ROLES, "{shown:#}");
     // `chat #1 - llama3.2:latest` is the name oterm gives a new chat: no
     // title. oterm keeps no working directory and no time: no project, and
     // the date is the database's, marked approximate.

@@ -6,30 +6,13 @@
 //! what was asked, answered and run, without changing a byte of the
 //! harness's folder.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::agents::{conversation, ModelServer};
 use crate::harness_runs::{
-    pypi_client, tree, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK, FIRST_QUESTION, SECOND_ANSWER,
-    SECOND_COMMAND, SECOND_QUESTION,
+    pypi_client, roles, shown_texts, tree, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK,
+    FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
 };
-
-/// The texts of `deja show --json`'s messages and commands.
-fn shown_texts(shown: &Value) -> (Vec<&str>, Vec<&str>) {
-    let texts = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
-    let commands = shown["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["command"].as_str().unwrap())
-        .collect();
-    (texts, commands)
-}
 
 /// RA.Aid 0.30.2 (LangChain and LangGraph pinned to its lock file), with
 /// OpenAI's provider pointed at the scripted server by `OPENAI_API_BASE`
@@ -153,13 +136,7 @@ fn ra_aid_runs_are_read_as_ra_aid_stores_them() {
             (vec![question, answer], vec![ran]),
             "{shown:#}"
         );
-        let roles: Vec<&str> = shown["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["role"].as_str().unwrap())
-            .collect();
-        assert_eq!(roles, ["user", "assistant"], "{shown:#}");
+        assert_eq!(roles(&shown), ["user", "assistant"], "{shown:#}");
         assert_eq!(shown["project"]["dir"], dir.to_str().unwrap(), "{shown:#}");
     }
 

@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 
 use crate::agents::{conversation, ModelServer};
 use crate::harness_runs::{
-    in_terminal, pypi_client, read_back, tree, Run, FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER,
-    SECOND_QUESTION,
+    asked_ollama_for_models, in_terminal, pypi_client, read_back, roles, sent, tree, Run,
+    FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER, SECOND_QUESTION, TWO_ANSWERS, TWO_ANSWERS_ROLES,
 };
 
 /// PAR LLAMA 0.10.1 (parllama) with its default provider, Ollama, at
@@ -85,25 +85,12 @@ fn parllama_chats_are_read_as_parllama_stores_them() {
     // the second question went out through /api/chat with the chat as
     // PAR LLAMA keeps it.
     let requests = server.requests();
-    let ollama: Vec<&str> = requests
-        .iter()
-        .filter(|r| r["api"] == "ollama")
-        .map(|r| r["path"].as_str().unwrap())
-        .collect();
-    assert!(
-        ollama.contains(&"/api/tags") && ollama.contains(&"/api/show"),
-        "{ollama:?}"
-    );
+    asked_ollama_for_models(&requests);
     let asked = conversation(&requests);
     assert_eq!(asked.len(), 2, "{requests:#?}");
     assert_eq!(asked[1]["path"], "/api/chat", "{requests:#?}");
     assert_eq!(asked[1]["body"]["model"], MODEL, "{requests:#?}");
-    let sent: Vec<(&str, &str)> = asked[1]["body"]["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
-        .collect();
+    let sent = sent(asked[1]);
     assert_eq!(
         sent,
         [
@@ -123,24 +110,8 @@ fn parllama_chats_are_read_as_parllama_stores_them() {
     let id = chats[0].strip_suffix(".json").unwrap().to_string();
     let before = tree(&folder);
 
-    let (session, shown) = read_back(
-        &r.sb,
-        "parllama",
-        &id,
-        &[FIRST_QUESTION, FIRST_ANSWER, SECOND_QUESTION, SECOND_ANSWER],
-        &[],
-    );
-    let roles: Vec<&str> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["role"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        roles,
-        ["user", "assistant", "user", "assistant"],
-        "{shown:#}"
-    );
+    let (session, shown) = read_back(&r.sb, "parllama", &id, &TWO_ANSWERS, &[]);
+    assert_eq!(roles(&shown), TWO_ANSWERS_ROLES, "{shown:#}");
     // The slash command renamed the chat; it is not a message.
     assert_eq!(session["title"], NAME, "{session:#}");
     // PAR LLAMA keeps no working directory and no start: no project, and

@@ -280,3 +280,54 @@ pub(crate) fn outcomes(shown: &Value) -> Vec<(&str, i64)> {
         })
         .collect()
 }
+
+/// What `deja show` gives of the two questions, each answered without a
+/// command: the texts in order.
+pub(crate) const TWO_ANSWERS: [&str; 4] =
+    [FIRST_QUESTION, FIRST_ANSWER, SECOND_QUESTION, SECOND_ANSWER];
+
+/// The roles of [`TWO_ANSWERS`]' messages.
+pub(crate) const TWO_ANSWERS_ROLES: [&str; 4] = ["user", "assistant", "user", "assistant"];
+
+/// The texts of the messages and of the commands in `shown` (`deja show
+/// --json`).
+pub(crate) fn shown_texts(shown: &Value) -> (Vec<&str>, Vec<&str>) {
+    let texts = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    let commands = shown["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["command"].as_str().unwrap())
+        .collect();
+    (texts, commands)
+}
+
+/// The (role, content) of each message the model was sent in `request`.
+pub(crate) fn sent(request: &Value) -> Vec<(&str, &str)> {
+    request["body"]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
+        .collect()
+}
+
+/// Requires the harness to have asked the Ollama API of the scripted
+/// server for its models (`/api/tags`) and one model's details
+/// (`/api/show`) among `requests`.
+pub(crate) fn asked_ollama_for_models(requests: &[Value]) {
+    let ollama: Vec<&str> = requests
+        .iter()
+        .filter(|r| r["api"] == "ollama")
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        ollama.contains(&"/api/tags") && ollama.contains(&"/api/show"),
+        "{ollama:?}"
+    );
+}

@@ -8,12 +8,12 @@
 //! index`, `sessions`, `show` and `recall` read exactly what was typed,
 //! answered and run, and nothing in either folder is added or changed.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
 use crate::common::{repo, Sandbox};
+use crate::harness_runs::{commands, first_hit, messages, tree};
 
 const LEDGER: &str = "9b1f6c3e-2d4a-4f8b-a6e1-7c5d3b2a1f00";
 const NOTES: &str = "3c2e8a71-5b6d-4e9f-8a10-2f4b6c8d0e12";
@@ -61,47 +61,6 @@ fn database(name: &str, folder: &Path) {
             .unwrap();
         }
     }
-}
-
-/// Every file below `dir` with its bytes.
-fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut all = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                all.insert(path.clone(), std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    all
-}
-
-fn messages(shown: &Value) -> Vec<(&str, &str)> {
-    shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["role"].as_str().unwrap(), m["text"].as_str().unwrap()))
-        .collect()
-}
-
-fn commands(shown: &Value) -> Vec<(&str, Option<&str>, Option<i64>)> {
-    shown["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["command"].as_str().unwrap(),
-                c["outcome"].as_str(),
-                c["exit_code"].as_i64(),
-            )
-        })
-        .collect()
 }
 
 #[cfg(target_os = "linux")]
@@ -232,13 +191,7 @@ fn amazon_q_and_kiro_cli_conversations_are_read_where_they_keep_them() {
         "{shown:#}"
     );
 
-    let first = |query: &str| {
-        let hits = sb.ok(&["recall", query, "--json"]).json();
-        hits["hits"][0]["session_id"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
-    };
+    let first = |query: &str| first_hit(&sb, query);
     assert_eq!(first("ledger total drift cent"), LEDGER);
     assert_eq!(first("files mention TODO"), NOTES);
     assert_eq!(first("region db stack deploy"), REGION);

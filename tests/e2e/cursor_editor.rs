@@ -7,12 +7,12 @@
 //! `recall` read exactly what was typed, answered and run, and nothing in
 //! Cursor's folder is added or changed.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::common::{repo, Sandbox};
+use crate::harness_runs::{commands, first_hit, messages, tree};
 
 const LEDGER: &str = "6f1c2a7e-3b9d-4e0a-9c41-2d8e5b7a1f03";
 const WORKSPACE: &str = "f87f6e0b2cf1ae8645cc0c5ffaa99529";
@@ -50,23 +50,6 @@ fn state_db(name: &str, path: &Path) -> rusqlite::Connection {
         }
     }
     conn
-}
-
-/// Every file below `dir` with its bytes.
-fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut all = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                all.insert(path.clone(), std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    all
 }
 
 #[cfg(target_os = "linux")]
@@ -126,14 +109,8 @@ fn cursors_editor_conversations_are_read_where_cursor_keeps_them() {
     assert_eq!(ledger["started_at"], "2026-01-01T10:00:00Z", "{ledger:#}");
 
     let shown = sb.ok(&["show", LEDGER, "--json"]).json();
-    let messages: Vec<(&str, &str)> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["role"].as_str().unwrap(), m["text"].as_str().unwrap()))
-        .collect();
     assert_eq!(
-        messages,
+        messages(&shown),
         [
             ("user", "The ledger totals are off by a cent when a row has three decimals; find the rounding bug and fix it."),
             ("assistant", "I'll look at how the totals are summed first."),
@@ -143,20 +120,8 @@ fn cursors_editor_conversations_are_read_where_cursor_keeps_them() {
         ],
         "{shown:#}"
     );
-    let commands: Vec<(&str, Option<&str>, Option<i64>)> = shown["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["command"].as_str().unwrap(),
-                c["outcome"].as_str(),
-                c["exit_code"].as_i64(),
-            )
-        })
-        .collect();
     assert_eq!(
-        commands,
+        commands(&shown),
         [
             ("cargo test -p ledger totals", Some("failed"), Some(101)),
             ("cargo test -p ledger", Some("succeeded"), Some(0)),
@@ -190,13 +155,7 @@ fn cursors_editor_conversations_are_read_where_cursor_keeps_them() {
     );
     assert!(texts[1].contains("python -m http.server 8000"), "{shown:#}");
 
-    let first = |query: &str| {
-        let hits = sb.ok(&["recall", query, "--json"]).json();
-        hits["hits"][0]["session_id"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
-    };
+    let first = |query: &str| first_hit(&sb, query);
     assert_eq!(first("rounding bug three decimals ledger totals"), LEDGER);
     assert_eq!(
         first("ion footer is not a known element"),

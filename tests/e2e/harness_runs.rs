@@ -331,3 +331,40 @@ pub(crate) fn asked_ollama_for_models(requests: &[Value]) {
         "{ollama:?}"
     );
 }
+
+/// The (role, text) of each message in `shown` (`deja show --json`).
+pub(crate) fn messages(shown: &Value) -> Vec<(&str, &str)> {
+    shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["role"].as_str().unwrap(), m["text"].as_str().unwrap()))
+        .collect()
+}
+
+/// Each command in `shown` (`deja show --json`) with its outcome and exit
+/// code where it has them.
+pub(crate) fn commands(shown: &Value) -> Vec<(&str, Option<&str>, Option<i64>)> {
+    shown["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["command"].as_str().unwrap(),
+                c["outcome"].as_str(),
+                c["exit_code"].as_i64(),
+            )
+        })
+        .collect()
+}
+
+/// The id of the session `deja recall query` finds first in `sb`, or ""
+/// when it finds none.
+pub(crate) fn first_hit(sb: &Sandbox, query: &str) -> String {
+    let hits = sb.ok(&["recall", query, "--json"]).json();
+    hits["hits"][0]["session_id"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}

@@ -7,9 +7,8 @@
 //! answered, without SpecStory's tool blocks and the model's thinking, and
 //! nothing in the project is added or changed.
 
-use serde_json::Value;
-
 use crate::common::{repo, Sandbox};
+use crate::harness_runs::{first_hit, messages};
 
 const NEWEST: &str = "2025-12-02_12-49-05Z-drop-the-legacy-exporter";
 const OLDER: &str = "2025-04-28_18-34-available-tasks-inquiry";
@@ -59,15 +58,6 @@ _**Agent (claude-opus-4-5 2025-12-02 12:55:40Z)**_
 
 Nothing calls it any more: the only caller was the flag.
 ";
-
-fn messages(shown: &Value) -> Vec<(&str, &str)> {
-    shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["role"].as_str().unwrap(), m["text"].as_str().unwrap()))
-        .collect()
-}
 
 #[test]
 fn specstory_chats_are_read_as_typed_and_answered() {
@@ -167,13 +157,7 @@ fn specstory_chats_are_read_as_typed_and_answered() {
         "{shown:#}"
     );
 
-    let first = |query: &str| -> String {
-        let hits = sb.ok(&["recall", query, "--json"]).json();
-        hits["hits"][0]["session_id"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
-    };
+    let first = |query: &str| first_hit(&sb, query);
     assert_eq!(first("legacy CSV exporter flag"), NEWEST);
     assert_eq!(first("minsky workflow rule available tasks"), OLDER);
     // The model's thinking and the tool's output are not indexed: no hit

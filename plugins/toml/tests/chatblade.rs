@@ -31,30 +31,11 @@ fn parse(file: &Path) -> ParseOutput {
 #[test]
 fn a_session_chatblade_wrote_reads_as_typed_and_answered() {
     let out = parse(&golden("ledger.yaml"));
-    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
-    assert_eq!(out.sessions.len(), 1);
-    let s = &out.sessions[0];
+    let s = common::only_session(&out);
     assert_eq!(s.id.as_str(), "ledger");
     assert_eq!(s.project.dir, ROption::RNone);
     // Not the prompt file's system message.
-    assert_eq!(
-        common::messages(s),
-        vec![
-            (
-                Role::User,
-                "Why does the ledger show rows of other tenants?"
-            ),
-            (
-                Role::Assistant,
-                "The ledger query lost its tenant predicate in the join."
-            ),
-            (Role::User, "Which migration added the tenant column?"),
-            (
-                Role::Assistant,
-                "Migration 0042 added the tenant column to the ledger."
-            ),
-        ]
-    );
+    assert_eq!(common::messages(s), common::LEDGER_ANSWERS);
     assert!(s.commands.is_empty());
 }
 

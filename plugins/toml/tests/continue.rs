@@ -168,12 +168,10 @@ fn discovery_reads_sessions_not_the_index() {
     std::fs::create_dir_all(other.join("sessions")).unwrap();
     std::fs::write(other.join("sessions/c.json"), b"{}").unwrap();
     let other_text = other.to_string_lossy().into_owned();
-    let found = TomlReader::discover(&context(
+    let found = common::discovered(&context(
         home.path(),
         &[("CONTINUE_GLOBAL_DIR", &other_text)],
     ))
-    .unwrap()
-    .transcripts
     .len();
     assert_eq!(found, 2);
 }

@@ -11,7 +11,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{HostContext, ParseOutput, ROption, Reader, Role};
+use deja_plugin_api::{HostContext, ParseOutput, ROption, Role};
 use deja_plugin_toml::TomlReader;
 use rusqlite::Connection;
 
@@ -43,24 +43,7 @@ fn the_chats_elia_wrote_read_as_typed_and_answered() {
     assert_eq!(ids, [RENAMED, ARCHIVED]);
     let (renamed, archived) = (&out.sessions[0], &out.sessions[1]);
     // The system prompts are not messages.
-    assert_eq!(
-        common::messages(renamed),
-        vec![
-            (
-                Role::User,
-                "Why does the ledger show rows of other tenants?"
-            ),
-            (
-                Role::Assistant,
-                "The ledger query lost its tenant predicate in the join."
-            ),
-            (Role::User, "Which migration added the tenant column?"),
-            (
-                Role::Assistant,
-                "Migration 0042 added the tenant column to the ledger."
-            ),
-        ]
-    );
+    assert_eq!(common::messages(renamed), common::LEDGER_ANSWERS);
     assert_eq!(
         common::messages(archived),
         vec![
@@ -116,12 +99,8 @@ fn discovery_follows_elias_data_folder() {
     let dir = home.path().join(".local/share/elia");
     std::fs::create_dir_all(dir.join("themes")).unwrap();
     std::fs::copy(golden(), dir.join("elia.sqlite")).unwrap();
-    let found = |env: &[(&str, &str)]| -> usize {
-        TomlReader::discover(&context(home.path(), env))
-            .unwrap()
-            .transcripts
-            .len()
-    };
+    let found =
+        |env: &[(&str, &str)]| -> usize { common::discovered(&context(home.path(), env)).len() };
     assert_eq!(found(&[]), 1);
     let xdg = home.path().join("xdg");
     std::fs::create_dir_all(xdg.join("elia")).unwrap();

@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{FileAction, HostContext, ParseOutput, ROption, Reader, Role};
+use deja_plugin_api::{FileAction, HostContext, ParseOutput, ROption, Role};
 use deja_plugin_toml::TomlReader;
 use rusqlite::Connection;
 
@@ -91,12 +91,7 @@ fn discovery_follows_gooses_own_places() {
     std::fs::create_dir_all(&default).unwrap();
     std::fs::write(default.join("sessions.db"), b"x").unwrap();
     std::fs::write(default.join("20250101_1.jsonl"), b"{}").unwrap();
-    let found = |env: &[(&str, &str)]| -> usize {
-        TomlReader::discover(&context(h, env))
-            .unwrap()
-            .transcripts
-            .len()
-    };
+    let found = |env: &[(&str, &str)]| -> usize { common::discovered(&context(h, env)).len() };
     assert_eq!(found(&[]), 1);
     let root = h.join("goose-root");
     std::fs::create_dir_all(root.join("data/sessions")).unwrap();

@@ -161,12 +161,8 @@ fn discovery_follows_gptmes_own_places() {
     std::fs::create_dir_all(logs.join("2026-12-06-a")).unwrap();
     std::fs::write(logs.join("2026-12-06-a/conversation.jsonl"), b"{}").unwrap();
     std::fs::write(logs.join("2026-12-06-a/events.jsonl"), b"{}").unwrap();
-    let found = |env: &[(&str, &str)]| -> usize {
-        TomlReader::discover(&context(home.path(), env))
-            .unwrap()
-            .transcripts
-            .len()
-    };
+    let found =
+        |env: &[(&str, &str)]| -> usize { common::discovered(&context(home.path(), env)).len() };
     assert_eq!(found(&[]), 1);
     let other = home.path().join("elsewhere");
     std::fs::create_dir_all(other.join("b")).unwrap();

@@ -11,7 +11,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{FileAction, HostContext, ParseOutput, ROption, Reader, Role};
+use deja_plugin_api::{FileAction, HostContext, ParseOutput, ROption, Role};
 use deja_plugin_toml::TomlReader;
 
 const SESSION: &str = "c5374df3-865e-4df0-9551-b45d4d215df9";
@@ -167,12 +167,8 @@ fn discovery_follows_kimis_own_places() {
     for f in ["wire.jsonl", "context.jsonl", "subagents/a1/wire.jsonl"] {
         std::fs::write(session.join(f), b"{}").unwrap();
     }
-    let found = |env: &[(&str, &str)]| -> usize {
-        TomlReader::discover(&context(home.path(), env))
-            .unwrap()
-            .transcripts
-            .len()
-    };
+    let found =
+        |env: &[(&str, &str)]| -> usize { common::discovered(&context(home.path(), env)).len() };
     assert_eq!(found(&[]), 2);
     let other = home.path().join("elsewhere");
     std::fs::create_dir_all(other.join("sessions/def/s2")).unwrap();

@@ -35,9 +35,7 @@ fn parse(file: &Path) -> ParseOutputV1_2 {
 #[test]
 fn a_session_typed_in_klaude_reads_as_typed_answered_and_run() {
     let out = parse(&events(TYPED));
-    assert!(out.output.warnings.is_empty(), "{:?}", out.output.warnings);
-    assert_eq!(out.output.sessions.len(), 1);
-    let s = &out.output.sessions[0];
+    let s = common::only_session(&out.output);
     assert_eq!(s.id.as_str(), TYPED);
     assert_eq!(s.project.dir, ROption::RSome("/tmp/kg/work/ledger".into()));
     assert_eq!(s.title, ROption::RSome("Tenant rows in the ledger".into()));

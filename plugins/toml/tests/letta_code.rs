@@ -11,7 +11,7 @@ mod common;
 use std::path::Path;
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{FileAction, HostContext, ParseOutput, ROption, Reader, Role};
+use deja_plugin_api::{FileAction, HostContext, ParseOutput, ROption, Role};
 use deja_plugin_toml::TomlReader;
 
 /// The sub-agent's conversation: its agent's default one, named by its
@@ -134,12 +134,8 @@ fn discovery_follows_the_local_backends_folder() {
         std::fs::write(dir.join("conversation.json"), b"{}").unwrap();
     };
     put(&home.path().join(".letta/lc-local-backend"), "a");
-    let found = |env: &[(&str, &str)]| -> usize {
-        TomlReader::discover(&context(home.path(), env))
-            .unwrap()
-            .transcripts
-            .len()
-    };
+    let found =
+        |env: &[(&str, &str)]| -> usize { common::discovered(&context(home.path(), env)).len() };
     assert_eq!(found(&[]), 1);
     let other = home.path().join("elsewhere");
     put(&other, "b");

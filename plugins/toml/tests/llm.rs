@@ -13,7 +13,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{HostContext, ParseOutput, ROption, Reader, Role};
+use deja_plugin_api::{HostContext, ParseOutput, ROption, Role};
 use deja_plugin_toml::TomlReader;
 use rusqlite::Connection;
 
@@ -38,9 +38,7 @@ fn a_conversation_llm_wrote_reads_as_typed_and_answered() {
     std::fs::copy(golden(), &db).unwrap();
     let before = common::snapshot(dir.path());
     let out = parse(&db);
-    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
-    assert_eq!(out.sessions.len(), 1);
-    let s = &out.sessions[0];
+    let s = common::only_session(&out);
     assert_eq!(s.id.as_str(), THREAD);
     assert_eq!(s.project.dir, ROption::RNone);
     // The system prompt and the tool's result are not messages.
@@ -86,21 +84,7 @@ fn conversations_logged_before_threads_are_read_beside_the_threads() {
         vec![
             (
                 "01m94nbxpj4dkbrp7ryaxdhn5w",
-                vec![
-                    (
-                        Role::User,
-                        "Why does the ledger show rows of other tenants?"
-                    ),
-                    (
-                        Role::Assistant,
-                        "The ledger query lost its tenant predicate in the join."
-                    ),
-                    (Role::User, "Which migration added the tenant column?"),
-                    (
-                        Role::Assistant,
-                        "Migration 0042 added the tenant column to the ledger."
-                    ),
-                ]
+                common::LEDGER_ANSWERS.to_vec()
             ),
             (
                 "01m94nc03zrmh55c2czqgt2psy",
@@ -159,12 +143,8 @@ fn discovery_follows_llms_own_places() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(golden(), dir.join("logs.db")).unwrap();
     std::fs::write(dir.join("extra-openai-models.yaml"), b"[]").unwrap();
-    let found = |env: &[(&str, &str)]| -> usize {
-        TomlReader::discover(&context(home.path(), env))
-            .unwrap()
-            .transcripts
-            .len()
-    };
+    let found =
+        |env: &[(&str, &str)]| -> usize { common::discovered(&context(home.path(), env)).len() };
     assert_eq!(found(&[]), 1);
     let other = home.path().join("elsewhere");
     std::fs::create_dir_all(&other).unwrap();

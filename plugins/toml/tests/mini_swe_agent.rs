@@ -31,9 +31,7 @@ fn parse(file: &Path) -> ParseOutput {
 #[test]
 fn a_run_mini_wrote_reads_as_asked_and_answered() {
     let out = parse(&golden());
-    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
-    assert_eq!(out.sessions.len(), 1);
-    let s = &out.sessions[0];
+    let s = common::only_session(&out);
     assert_eq!(s.id.as_str(), "last_mini_run.traj");
     assert_eq!(s.project.dir, ROption::RNone);
     // The task without mini's instructions around it; not the system
@@ -127,12 +125,8 @@ fn discovery_follows_minis_own_places() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(golden(), dir.join("last_mini_run.traj.json")).unwrap();
     std::fs::write(dir.join(".env"), b"MSWEA_CONFIGURED=true\n").unwrap();
-    let found = |env: &[(&str, &str)]| -> usize {
-        TomlReader::discover(&context(home.path(), env))
-            .unwrap()
-            .transcripts
-            .len()
-    };
+    let found =
+        |env: &[(&str, &str)]| -> usize { common::discovered(&context(home.path(), env)).len() };
     assert_eq!(found(&[]), 1);
     let other = home.path().join("mswea");
     std::fs::create_dir_all(&other).unwrap();

@@ -67,12 +67,8 @@ fn discovery_follows_open_interpreters_own_places() {
         b"{}",
     )
     .unwrap();
-    let found = |env: &[(&str, &str)]| -> usize {
-        TomlReader::discover(&context(home.path(), env))
-            .unwrap()
-            .transcripts
-            .len()
-    };
+    let found =
+        |env: &[(&str, &str)]| -> usize { common::discovered(&context(home.path(), env)).len() };
     assert_eq!(found(&[]), 1);
     let other = home.path().join("xdg");
     std::fs::create_dir_all(other.join("open-interpreter/conversations")).unwrap();

@@ -69,9 +69,7 @@ fn a_session_file_reads_with_its_messages_and_parts() {
     let home = tempfile::tempdir().unwrap();
     let storage = install(home.path());
     let out = parse(&session_file(&storage, MAIN));
-    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
-    assert_eq!(out.sessions.len(), 1);
-    let s = &out.sessions[0];
+    let s = common::only_session(&out);
     assert_eq!(s.id.as_str(), MAIN);
     assert_eq!(s.parent_id, ROption::RNone);
     // The script's count: 4 messages, 1 bash call, 2 file tools. The

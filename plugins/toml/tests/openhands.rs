@@ -54,9 +54,7 @@ fn count(folder: &Path) -> (usize, usize) {
 #[test]
 fn a_conversation_openhands_wrote_reads_as_typed_and_answered() {
     let out = parse(&conversation().join("base_state.json"));
-    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
-    assert_eq!(out.sessions.len(), 1);
-    let s = &out.sessions[0];
+    let s = common::only_session(&out);
     assert_eq!(s.id.as_str(), CONVERSATION);
     assert_eq!(s.parent_id, ROption::RNone);
     assert_eq!(
@@ -151,12 +149,8 @@ fn discovery_follows_openhands_own_places() {
         std::fs::write(conv.join(f), b"{}").unwrap();
     }
     std::fs::write(conv.join("events/event-00000-x.json"), b"{}").unwrap();
-    let found = |env: &[(&str, &str)]| -> usize {
-        TomlReader::discover(&context(home.path(), env))
-            .unwrap()
-            .transcripts
-            .len()
-    };
+    let found =
+        |env: &[(&str, &str)]| -> usize { common::discovered(&context(home.path(), env)).len() };
     assert_eq!(found(&[]), 2);
     let other = home.path().join("elsewhere");
     std::fs::create_dir_all(other.join("conversations/c2")).unwrap();

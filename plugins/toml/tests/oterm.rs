@@ -37,24 +37,7 @@ fn the_chats_oterm_wrote_read_as_typed_and_answered() {
     let ids: Vec<&str> = out.sessions.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids, ["oterm-1", "oterm-2"]);
     let (first, renamed) = (&out.sessions[0], &out.sessions[1]);
-    assert_eq!(
-        common::messages(first),
-        vec![
-            (
-                Role::User,
-                "Why does the ledger show rows of other tenants?"
-            ),
-            (
-                Role::Assistant,
-                "The ledger query lost its tenant predicate in the join."
-            ),
-            (Role::User, "Which migration added the tenant column?"),
-            (
-                Role::Assistant,
-                "Migration 0042 added the tenant column to the ledger."
-            ),
-        ]
-    );
+    assert_eq!(common::messages(first), common::LEDGER_ANSWERS);
     // The system prompt is a setting of the chat, not a message.
     assert_eq!(
         common::messages(renamed),
@@ -92,12 +75,8 @@ fn discovery_follows_oterms_data_folder() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(golden(), dir.join("store.db")).unwrap();
     std::fs::write(dir.join("config.json"), "{\"splash-screen\": false}").unwrap();
-    let found = |env: &[(&str, &str)]| -> usize {
-        TomlReader::discover(&context(home.path(), env))
-            .unwrap()
-            .transcripts
-            .len()
-    };
+    let found =
+        |env: &[(&str, &str)]| -> usize { common::discovered(&context(home.path(), env)).len() };
     assert_eq!(found(&[]), 1);
     let xdg = home.path().join("xdg");
     std::fs::create_dir_all(xdg.join("oterm")).unwrap();

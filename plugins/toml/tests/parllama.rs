@@ -34,28 +34,9 @@ fn parse(file: &Path) -> ParseOutput {
 #[test]
 fn a_chat_parllama_wrote_reads_as_typed_and_answered() {
     let out = parse(&golden(RENAMED));
-    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
-    assert_eq!(out.sessions.len(), 1);
-    let s = &out.sessions[0];
+    let s = common::only_session(&out);
     assert_eq!(s.id.as_str(), RENAMED);
-    assert_eq!(
-        common::messages(s),
-        vec![
-            (
-                Role::User,
-                "Why does the ledger show rows of other tenants?"
-            ),
-            (
-                Role::Assistant,
-                "The ledger query lost its tenant predicate in the join."
-            ),
-            (Role::User, "Which migration added the tenant column?"),
-            (
-                Role::Assistant,
-                "Migration 0042 added the tenant column to the ledger."
-            ),
-        ]
-    );
+    assert_eq!(common::messages(s), common::LEDGER_ANSWERS);
     // PAR LLAMA's own message ids.
     let ids: Vec<&str> = s
         .messages
@@ -177,12 +158,8 @@ fn discovery_follows_parllamas_data_folder() {
     // Its settings and custom prompts are not chats.
     std::fs::write(data.join("settings.json"), "{}").unwrap();
     std::fs::write(data.join("prompts/p.json"), "{}").unwrap();
-    let found = |env: &[(&str, &str)]| -> usize {
-        TomlReader::discover(&context(home.path(), env))
-            .unwrap()
-            .transcripts
-            .len()
-    };
+    let found =
+        |env: &[(&str, &str)]| -> usize { common::discovered(&context(home.path(), env)).len() };
     assert_eq!(found(&[]), 1);
     let xdg = home.path().join("xdg");
     std::fs::create_dir_all(xdg.join("parllama/chats")).unwrap();

@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use deja_plugin_api::testing;
-use deja_plugin_api::{CommandOrigin, FileAction, HostContext, ParseOutput, ROption, Reader, Role};
+use deja_plugin_api::{CommandOrigin, FileAction, HostContext, ParseOutput, ROption, Role};
 use deja_plugin_toml::TomlReader;
 
 fn context(home: &Path, env: &[(&str, &str)]) -> HostContext {
@@ -107,12 +107,8 @@ fn discovery_follows_pis_own_places() {
     std::fs::create_dir_all(sessions.join("--a--")).unwrap();
     std::fs::write(sessions.join("--a--/x.jsonl"), b"{}").unwrap();
     std::fs::write(home.path().join(".pi/agent/models.json"), b"{}").unwrap();
-    let found = |env: &[(&str, &str)]| -> usize {
-        TomlReader::discover(&context(home.path(), env))
-            .unwrap()
-            .transcripts
-            .len()
-    };
+    let found =
+        |env: &[(&str, &str)]| -> usize { common::discovered(&context(home.path(), env)).len() };
     assert_eq!(found(&[]), 1);
     let other = home.path().join("elsewhere");
     std::fs::create_dir_all(other.join("--b--")).unwrap();

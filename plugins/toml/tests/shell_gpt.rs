@@ -28,9 +28,7 @@ fn parse(file: &Path) -> ParseOutput {
 #[test]
 fn a_chat_shell_gpt_wrote_reads_as_typed_and_answered() {
     let out = parse(&golden());
-    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
-    assert_eq!(out.sessions.len(), 1);
-    let s = &out.sessions[0];
+    let s = common::only_session(&out);
     assert_eq!(s.id.as_str(), "ledger");
     assert_eq!(s.project.dir, ROption::RNone);
     // Not the role's system prompt, not the functions' results, and not

@@ -33,9 +33,7 @@ fn parse(file: &Path) -> ParseOutputV1_2 {
 #[test]
 fn a_session_tunacode_wrote_reads_as_typed_answered_and_run() {
     let out = parse(&golden());
-    assert!(out.output.warnings.is_empty(), "{:?}", out.output.warnings);
-    assert_eq!(out.output.sessions.len(), 1);
-    let s = &out.output.sessions[0];
+    let s = common::only_session(&out.output);
     assert_eq!(s.id.as_str(), SESSION);
     assert_eq!(s.project.dir, ROption::RSome("/tmp/tg/work/ledger".into()));
     assert_eq!(s.title, ROption::RNone);

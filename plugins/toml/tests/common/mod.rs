@@ -8,7 +8,7 @@ use std::path::Path;
 
 use deja_plugin_api::testing;
 use deja_plugin_api::{
-    CommandOutcome, EnvVar, FileAction, HostContext, ParseOutputV1_2, ParseOutputV1_3,
+    CommandOutcome, EnvVar, FileAction, HostContext, ParseOutput, ParseOutputV1_2, ParseOutputV1_3,
     ParseRequest, Reader, Role, Session, DESCRIPTION_PATH_VAR, DESCRIPTION_VAR,
 };
 use deja_plugin_toml::{TomlReader, BUILTIN};
@@ -173,4 +173,28 @@ pub fn discovered(context: &HostContext) -> Vec<String> {
         .collect();
     found.sort();
     found
+}
+
+/// The two questions about the ledger's tenants, each answered at once.
+pub const LEDGER_ANSWERS: [(Role, &str); 4] = [
+    (
+        Role::User,
+        "Why does the ledger show rows of other tenants?",
+    ),
+    (
+        Role::Assistant,
+        "The ledger query lost its tenant predicate in the join.",
+    ),
+    (Role::User, "Which migration added the tenant column?"),
+    (
+        Role::Assistant,
+        "Migration 0042 added the tenant column to the ledger.",
+    ),
+];
+
+/// The one session of `out`, read without a warning.
+pub fn only_session(out: &ParseOutput) -> &Session {
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    assert_eq!(out.sessions.len(), 1);
+    &out.sessions[0]
 }

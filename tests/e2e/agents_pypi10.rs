@@ -11,9 +11,8 @@ use serde_json::json;
 
 use crate::agents::{conversation, ModelServer};
 use crate::harness_runs::{
-    in_terminal, pypi_client, read_back, roles, second_question_sent_with_first, tree,
-    two_exchanges_steps, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_QUESTION, SECOND_ANSWER,
-    SECOND_COMMAND, SECOND_QUESTION, TWO_EXCHANGES, TWO_EXCHANGES_ROLES,
+    in_terminal, pypi_client, second_question_sent_with_first, tree, two_exchanges_steps, Run,
+    FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER, SECOND_QUESTION,
 };
 
 /// TunaCode 0.2.3 (`tunacode`) with a model of the user's own in
@@ -85,19 +84,7 @@ fn tunacode_sessions_are_read_as_tunacode_stores_them() {
         .unwrap();
     let before = tree(&folder);
 
-    let (session, shown) = read_back(
-        &r.sb,
-        "tunacode",
-        &id,
-        &TWO_EXCHANGES,
-        &[FIRST_COMMAND, SECOND_COMMAND],
-    );
-    assert_eq!(roles(&shown), TWO_EXCHANGES_ROLES, "{shown:#}");
-    assert_eq!(
-        session["project"]["dir"],
-        r.project.to_str().unwrap(),
-        "{session:#}"
-    );
+    let (session, _) = r.read_back_two_exchanges("tunacode", &id);
     // Dated by the session's own times, not by its file.
     assert_eq!(session["date_approximate"], false, "{session:#}");
     assert!(tree(&folder) == before, "deja changed TunaCode's folder");

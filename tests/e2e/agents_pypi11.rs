@@ -10,9 +10,8 @@ use serde_json::json;
 
 use crate::agents::{conversation, ModelServer};
 use crate::harness_runs::{
-    outcomes, pypi_client, read_back, roles, second_question_sent_with_first, tree,
-    two_exchanges_steps, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_QUESTION, SECOND_ANSWER,
-    SECOND_COMMAND, SECOND_QUESTION, TWO_EXCHANGES, TWO_EXCHANGES_ROLES,
+    outcomes, pypi_client, second_question_sent_with_first, tree, two_exchanges_steps, Run,
+    FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER, SECOND_QUESTION,
 };
 
 /// Hermes Agent 0.19.0 (`hermes`) with a custom OpenAI-compatible endpoint
@@ -72,19 +71,7 @@ fn hermes_agent_sessions_are_read_as_hermes_stores_them() {
     let folder = r.sb.home.join(".hermes");
     assert!(folder.join("state.db").is_file());
     let before = tree(&folder);
-    let (session, shown) = read_back(
-        &r.sb,
-        "hermes-agent",
-        &id,
-        &TWO_EXCHANGES,
-        &[FIRST_COMMAND, SECOND_COMMAND],
-    );
-    assert_eq!(roles(&shown), TWO_EXCHANGES_ROLES, "{shown:#}");
-    assert_eq!(
-        session["project"]["dir"],
-        r.project.to_str().unwrap(),
-        "{session:#}"
-    );
+    let (session, shown) = r.read_back_two_exchanges("hermes-agent", &id);
     assert_eq!(session["title"], TITLE, "{session:#}");
     // Dated by the session's own times, not by its file.
     assert_eq!(session["date_approximate"], false, "{session:#}");

@@ -75,6 +75,26 @@ impl Run {
         run_in(cmd, &self.project, &self.run_dir, name, answer);
     }
 
+    /// [`read_back`] of the one session of `harness`, `id`, holding
+    /// [`TWO_EXCHANGES`] and both commands, in that roles' order and in the
+    /// project folder.
+    pub(crate) fn read_back_two_exchanges(&self, harness: &str, id: &str) -> (Value, Value) {
+        let (session, shown) = read_back(
+            &self.sb,
+            harness,
+            id,
+            &TWO_EXCHANGES,
+            &[FIRST_COMMAND, SECOND_COMMAND],
+        );
+        assert_eq!(roles(&shown), TWO_EXCHANGES_ROLES, "{shown:#}");
+        assert_eq!(
+            session["project"]["dir"],
+            self.project.to_str().unwrap(),
+            "{session:#}"
+        );
+        (session, shown)
+    }
+
     /// Runs `cmd` in the project folder and requires it to exit 0 having
     /// printed the second answer; when it does not, says what the model
     /// was asked.

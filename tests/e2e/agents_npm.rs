@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use crate::agents::ModelServer;
 use crate::harness_runs::{
     asked, npm_client_file, read_back, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK,
-    FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
+    FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION, TWO_EXCHANGES,
 };
 use crate::mcp::clients_dir;
 
@@ -150,13 +150,7 @@ fn command_code_sessions_are_read_as_command_code_writes_them() {
         &r,
         "command-code",
         &id,
-        &[
-            FIRST_QUESTION,
-            FIRST_LOOK,
-            FIRST_ANSWER,
-            SECOND_QUESTION,
-            SECOND_ANSWER,
-        ],
+        &TWO_EXCHANGES,
         &[FIRST_COMMAND, SECOND_COMMAND],
     );
     let resume = r.sb.ok(&["resume", &id]).stdout;
@@ -263,13 +257,7 @@ fn letta_code_conversations_are_read_as_letta_code_writes_them() {
         &r,
         "letta-code",
         &id,
-        &[
-            FIRST_QUESTION,
-            FIRST_LOOK,
-            FIRST_ANSWER,
-            SECOND_QUESTION,
-            SECOND_ANSWER,
-        ],
+        &TWO_EXCHANGES,
         &[FIRST_COMMAND, SECOND_COMMAND],
     );
     let resume = r.sb.ok(&["resume", &id]).stdout;

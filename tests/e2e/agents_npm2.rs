@@ -15,8 +15,8 @@ use serde_json::json;
 use crate::agents::{run_agent, ModelServer};
 use crate::common::Sandbox;
 use crate::harness_runs::{
-    asked, npm_client_file, read_back, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK, FIRST_QUESTION,
-    SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
+    asked, npm_client_file, read_back, two_exchanges_steps, FIRST_ANSWER, FIRST_COMMAND,
+    FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION, TWO_EXCHANGES,
 };
 use crate::mcp::clients_dir;
 
@@ -109,15 +109,7 @@ fn nanocoder_sessions_are_read_as_nanocoder_writes_them() {
     let run_dir = sb.home.parent().unwrap().join("run");
     let project = sb.home.join("work/ledger");
     std::fs::create_dir_all(project.join("migrations")).unwrap();
-    let server = ModelServer::start(
-        &run_dir,
-        &json!([
-            {"text": FIRST_LOOK, "tool": "execute_bash", "input": {"command": FIRST_COMMAND}},
-            {"text": FIRST_ANSWER},
-            {"tool": "execute_bash", "input": {"command": SECOND_COMMAND}},
-            {"text": SECOND_ANSWER},
-        ]),
-    );
+    let server = ModelServer::start(&run_dir, &two_exchanges_steps("execute_bash"));
     sb.write(
         ".config/nanocoder/agents.config.json",
         json!({"nanocoder": {"providers": [{
@@ -228,13 +220,7 @@ fn nanocoder_sessions_are_read_as_nanocoder_writes_them() {
         &project,
         "nanocoder",
         &id,
-        &[
-            FIRST_QUESTION,
-            FIRST_LOOK,
-            FIRST_ANSWER,
-            SECOND_QUESTION,
-            SECOND_ANSWER,
-        ],
+        &TWO_EXCHANGES,
         &[FIRST_COMMAND, SECOND_COMMAND],
     );
     let resume = sb.ok(&["resume", &id]).stdout;
@@ -259,15 +245,7 @@ fn omp_sessions_are_read_as_omp_writes_them() {
     let run_dir = sb.home.parent().unwrap().join("run");
     let project = sb.home.join("work/ledger");
     std::fs::create_dir_all(project.join("migrations")).unwrap();
-    let server = ModelServer::start(
-        &run_dir,
-        &json!([
-            {"text": FIRST_LOOK, "tool": "bash", "input": {"command": FIRST_COMMAND}},
-            {"text": FIRST_ANSWER},
-            {"tool": "bash", "input": {"command": SECOND_COMMAND}},
-            {"text": SECOND_ANSWER},
-        ]),
-    );
+    let server = ModelServer::start(&run_dir, &two_exchanges_steps("bash"));
     // YAML, written as JSON (which YAML reads as it is).
     sb.write(
         ".omp/agent/models.yml",
@@ -336,13 +314,7 @@ fn omp_sessions_are_read_as_omp_writes_them() {
         &project,
         "omp",
         &id,
-        &[
-            FIRST_QUESTION,
-            FIRST_LOOK,
-            FIRST_ANSWER,
-            SECOND_QUESTION,
-            SECOND_ANSWER,
-        ],
+        &TWO_EXCHANGES,
         &[FIRST_COMMAND, SECOND_COMMAND],
     );
     // pi's reader leaves Oh My Pi's sessions to it.

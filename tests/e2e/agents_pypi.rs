@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 
 use crate::agents::ModelServer;
 use crate::harness_runs::{
-    pypi_client, read_back, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK, FIRST_QUESTION,
-    SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
+    pypi_client, read_back, two_exchanges_steps, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK,
+    FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION, TWO_EXCHANGES,
 };
 
 /// Indexes, then requires exactly one session of `harness`, with id `id`,
@@ -101,13 +101,7 @@ fn gptme_conversations_are_read_as_gptme_writes_them() {
         &r,
         "gptme",
         &name,
-        &[
-            FIRST_QUESTION,
-            FIRST_LOOK,
-            FIRST_ANSWER,
-            SECOND_QUESTION,
-            SECOND_ANSWER,
-        ],
+        &TWO_EXCHANGES,
         &[FIRST_COMMAND, SECOND_COMMAND],
     );
     let resume = r.sb.ok(&["resume", &name]).stdout;
@@ -123,15 +117,7 @@ fn gptme_conversations_are_read_as_gptme_writes_them() {
 fn kimi_sessions_are_read_as_kimi_writes_them() {
     let kimi = pypi_client("kimi", "kimi");
     let r = Run::new();
-    let server = ModelServer::start(
-        &r.run_dir,
-        &json!([
-            {"text": FIRST_LOOK, "tool": "Shell", "input": {"command": FIRST_COMMAND}},
-            {"text": FIRST_ANSWER},
-            {"tool": "Shell", "input": {"command": SECOND_COMMAND}},
-            {"text": SECOND_ANSWER},
-        ]),
-    );
+    let server = ModelServer::start(&r.run_dir, &two_exchanges_steps("Shell"));
     r.sb.write(
         ".kimi/config.toml",
         format!(
@@ -172,13 +158,7 @@ fn kimi_sessions_are_read_as_kimi_writes_them() {
         &r,
         "kimi",
         &id,
-        &[
-            FIRST_QUESTION,
-            FIRST_LOOK,
-            FIRST_ANSWER,
-            SECOND_QUESTION,
-            SECOND_ANSWER,
-        ],
+        &TWO_EXCHANGES,
         &[FIRST_COMMAND, SECOND_COMMAND],
     );
     let resume = r.sb.ok(&["resume", &id]).stdout;

@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 use crate::agents::ModelServer;
 use crate::common::Sandbox;
 use crate::harness_runs::{
-    pypi_client, read_back, run_in as run, Run, FIRST_ANSWER, FIRST_COMMAND, FIRST_LOOK,
-    FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION,
+    pypi_client, read_back, run_in as run, two_exchanges_steps, Run, FIRST_ANSWER, FIRST_COMMAND,
+    FIRST_LOOK, FIRST_QUESTION, SECOND_ANSWER, SECOND_COMMAND, SECOND_QUESTION, TWO_EXCHANGES,
 };
 
 /// A sandbox (embeddings off), the folder the model server and the runs
@@ -127,20 +127,7 @@ fn llm_conversations_are_read_as_llm_logs_them() {
     };
     let before = files(&folder);
 
-    assert_read(
-        &sb,
-        "llm",
-        id,
-        &[
-            FIRST_QUESTION,
-            FIRST_LOOK,
-            FIRST_ANSWER,
-            SECOND_QUESTION,
-            SECOND_ANSWER,
-        ],
-        &[0, 3],
-        &[],
-    );
+    assert_read(&sb, "llm", id, &TWO_EXCHANGES, &[0, 3], &[]);
     assert!(files(&folder) == before, "deja changed LLM's folder");
     let resume = sb.ok(&["resume", id]).stdout;
     assert!(resume.contains(&format!("llm chat --cid {id}")), "{resume}");
@@ -333,15 +320,7 @@ fn mini_swe_agent_runs_are_read_as_mini_writes_them() {
 fn code_puppy_sessions_are_read_as_code_puppy_saves_them() {
     let puppy = pypi_client("code-puppy", "code-puppy");
     let (sb, run_dir, project) = sandbox();
-    let server = ModelServer::start(
-        &run_dir,
-        &json!([
-            {"text": FIRST_LOOK, "tool": "shell", "input": {"command": FIRST_COMMAND}},
-            {"text": FIRST_ANSWER},
-            {"tool": "shell", "input": {"command": SECOND_COMMAND}},
-            {"text": SECOND_ANSWER},
-        ]),
-    );
+    let server = ModelServer::start(&run_dir, &two_exchanges_steps("shell"));
     sb.write(
         ".code_puppy/extra_models.json",
         json!({"mock": {
@@ -400,13 +379,7 @@ fn code_puppy_sessions_are_read_as_code_puppy_saves_them() {
         &sb,
         "code-puppy",
         &name,
-        &[
-            FIRST_QUESTION,
-            FIRST_LOOK,
-            FIRST_ANSWER,
-            SECOND_QUESTION,
-            SECOND_ANSWER,
-        ],
+        &TWO_EXCHANGES,
         &[0, 3],
         &[FIRST_COMMAND, SECOND_COMMAND],
     );

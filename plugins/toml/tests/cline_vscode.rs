@@ -174,13 +174,7 @@ fn discovery_finds_tasks_in_every_editor_and_in_clines_data_folder() {
         .join(".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/x");
     std::fs::create_dir_all(&roo).unwrap();
     std::fs::write(roo.join("ui_messages.json"), b"[]").unwrap();
-    let mut found: Vec<String> = TomlReader::discover(&context(home.path()))
-        .unwrap()
-        .transcripts
-        .iter()
-        .map(|t| t.to_string())
-        .collect();
-    found.sort();
+    let found = common::discovered(&context(home.path()));
     wanted.sort();
     assert_eq!(found, wanted);
 }

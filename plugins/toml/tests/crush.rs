@@ -104,16 +104,7 @@ fn discovery_looks_inside_known_projects_and_code_folders() {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, b"x").unwrap();
     }
-    let found = |env: &[(&str, &str)]| -> Vec<String> {
-        let mut v: Vec<String> = TomlReader::discover(&context(h, env))
-            .unwrap()
-            .transcripts
-            .iter()
-            .map(|t| t.to_string())
-            .collect();
-        v.sort();
-        v
-    };
+    let found = |env: &[(&str, &str)]| -> Vec<String> { common::discovered(&context(h, env)) };
     let at = |rel: &str| h.join(rel).to_string_lossy().into_owned();
     assert_eq!(
         found(&[]),

@@ -151,13 +151,7 @@ fn a_session_without_text_is_skipped_as_empty() {
 fn discovery_finds_the_session_files_and_nothing_else_of_storage() {
     let home = tempfile::tempdir().unwrap();
     let storage = install(home.path());
-    let mut found: Vec<String> = TomlReader::discover(&context(home.path()))
-        .unwrap()
-        .transcripts
-        .iter()
-        .map(|t| t.to_string())
-        .collect();
-    found.sort();
+    let found = common::discovered(&context(home.path()));
     let mut want: Vec<String> = [EMPTY, SUB, MAIN]
         .iter()
         .map(|id| session_file(&storage, id).to_string_lossy().into_owned())

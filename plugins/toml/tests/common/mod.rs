@@ -198,3 +198,15 @@ pub fn only_session(out: &ParseOutput) -> &Session {
     assert_eq!(out.sessions.len(), 1);
     &out.sessions[0]
 }
+
+/// The two commands of the ledger's runs with how they ended: grep found
+/// nothing (exit code 1), ls succeeded.
+pub fn ledger_ran() -> Vec<(&'static str, CommandOutcome)> {
+    vec![
+        (
+            "grep -rn \"tenant_id\" .",
+            CommandOutcome::from_exit_code(1),
+        ),
+        ("ls migrations", CommandOutcome::from_exit_code(0)),
+    ]
+}

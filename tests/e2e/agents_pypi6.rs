@@ -13,7 +13,8 @@ use serde_json::{json, Value};
 use crate::agents::{conversation, ModelServer};
 use crate::harness_runs::{
     asked_ollama_for_models, in_terminal, pypi_client, read_back, roles, sent, tree, Run,
-    FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER, SECOND_QUESTION, TWO_ANSWERS, TWO_ANSWERS_ROLES,
+    FIRST_ANSWER, FIRST_EXCHANGE_THEN_SECOND, FIRST_QUESTION, SECOND_ANSWER, SECOND_QUESTION,
+    TWO_ANSWERS, TWO_ANSWERS_ROLES,
 };
 
 /// A left click at column `col`, row `row` of the terminal (1-based), as
@@ -100,16 +101,7 @@ fn oterm_chats_are_read_as_oterm_stores_them() {
     let asked = conversation(&requests);
     assert_eq!(asked.len(), 2, "{requests:#?}");
     assert_eq!(asked[1]["body"]["model"], MODEL, "{requests:#?}");
-    let sent = sent(asked[1]);
-    assert_eq!(
-        sent,
-        [
-            ("user", FIRST_QUESTION),
-            ("assistant", FIRST_ANSWER),
-            ("user", SECOND_QUESTION),
-        ],
-        "{requests:#?}"
-    );
+    assert_eq!(sent(asked[1]), FIRST_EXCHANGE_THEN_SECOND, "{requests:#?}");
     let before = tree(&folder);
 
     let (session, shown) = read_back(&r.sb, "oterm", "oterm-1", &TWO_ANSWERS, &[]);

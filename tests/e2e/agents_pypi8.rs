@@ -13,7 +13,8 @@ use serde_json::{json, Value};
 use crate::agents::{conversation, ModelServer};
 use crate::harness_runs::{
     asked_ollama_for_models, in_terminal, pypi_client, read_back, roles, sent, tree, Run,
-    FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER, SECOND_QUESTION, TWO_ANSWERS, TWO_ANSWERS_ROLES,
+    FIRST_ANSWER, FIRST_EXCHANGE_THEN_SECOND, FIRST_QUESTION, SECOND_ANSWER, SECOND_QUESTION,
+    TWO_ANSWERS, TWO_ANSWERS_ROLES,
 };
 
 /// PAR LLAMA 0.10.1 (parllama) with its default provider, Ollama, at
@@ -90,16 +91,7 @@ fn parllama_chats_are_read_as_parllama_stores_them() {
     assert_eq!(asked.len(), 2, "{requests:#?}");
     assert_eq!(asked[1]["path"], "/api/chat", "{requests:#?}");
     assert_eq!(asked[1]["body"]["model"], MODEL, "{requests:#?}");
-    let sent = sent(asked[1]);
-    assert_eq!(
-        sent,
-        [
-            ("user", FIRST_QUESTION),
-            ("assistant", FIRST_ANSWER),
-            ("user", SECOND_QUESTION),
-        ],
-        "{requests:#?}"
-    );
+    assert_eq!(sent(asked[1]), FIRST_EXCHANGE_THEN_SECOND, "{requests:#?}");
 
     // One chat file, named by the session's id.
     let chats: Vec<String> = std::fs::read_dir(folder.join("chats"))

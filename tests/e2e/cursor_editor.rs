@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common::{repo, Sandbox};
-use crate::harness_runs::{commands, first_hit, messages, tree};
+use crate::harness_runs::{commands, first_hit, messages, shown_texts, tree};
 
 const LEDGER: &str = "6f1c2a7e-3b9d-4e0a-9c41-2d8e5b7a1f03";
 const WORKSPACE: &str = "f87f6e0b2cf1ae8645cc0c5ffaa99529";
@@ -142,12 +142,7 @@ fn cursors_editor_conversations_are_read_where_cursor_keeps_them() {
     let shown = sb.ok(&["show", tab, "--json"]).json();
     assert_eq!(shown["title"], "Running a Local Python Server via CLI");
     assert_eq!(shown["project"]["dir"], "/home/me/code/mobilechat");
-    let texts: Vec<&str> = shown["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
+    let (texts, _) = shown_texts(&shown);
     assert_eq!(texts.len(), 2, "{shown:#}");
     assert_eq!(
         texts[0],

@@ -337,6 +337,14 @@ pub(crate) fn sent(request: &Value) -> Vec<(&str, &str)> {
         .collect()
 }
 
+/// What a harness that keeps the chat sends with the second question, as
+/// (role, content): the first exchange, then the question.
+pub(crate) const FIRST_EXCHANGE_THEN_SECOND: [(&str, &str); 3] = [
+    ("user", FIRST_QUESTION),
+    ("assistant", FIRST_ANSWER),
+    ("user", SECOND_QUESTION),
+];
+
 /// Requires the harness to have asked the Ollama API of the scripted
 /// server for its models (`/api/tags`) and one model's details
 /// (`/api/show`) among `requests`.

@@ -11,10 +11,10 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::agents::{conversation, ModelServer};
+use crate::agents::conversation;
 use crate::harness_runs::{
-    in_terminal, pypi_client, read_back, roles, sent, tree, Run, FIRST_ANSWER, FIRST_QUESTION,
-    SECOND_ANSWER, SECOND_QUESTION, TWO_ANSWERS, TWO_ANSWERS_ROLES,
+    in_terminal, pypi_client, read_back, roles, sent, toolless_server, tree, Run, FIRST_ANSWER,
+    FIRST_QUESTION, SECOND_ANSWER, SECOND_QUESTION, TWO_ANSWERS, TWO_ANSWERS_ROLES,
 };
 
 /// Elia 1.10.0 (elia-chat, a model of the user's own in its `config.toml`:
@@ -29,14 +29,8 @@ fn elia_chats_are_read_as_elia_stores_them() {
     let elia = pypi_client("elia", "elia");
     let r = Run::new();
     const SYSTEM: &str = "Answer in one sentence.";
-    let server = ModelServer::start(
-        &r.run_dir,
-        &json!({
-            // Elia offers no tools.
-            "require_tools": false,
-            "steps": [{"text": FIRST_ANSWER}, {"text": SECOND_ANSWER}],
-        }),
-    );
+    // Elia offers no tools.
+    let server = toolless_server(&r, None);
     r.sb.write(
         ".config/elia/config.toml",
         format!(

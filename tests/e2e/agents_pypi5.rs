@@ -5,12 +5,10 @@
 //! `deja show` and `deja recall` must give back exactly what was typed and
 //! answered, without changing a byte of the harness's folder.
 
-use serde_json::json;
-
-use crate::agents::{conversation, ModelServer};
+use crate::agents::conversation;
 use crate::harness_runs::{
-    asked, pypi_client, read_back, sent, tree, Run, FIRST_ANSWER, FIRST_QUESTION, SECOND_ANSWER,
-    SECOND_QUESTION, TWO_ANSWERS,
+    asked, pypi_client, read_back, sent, toolless_server, tree, Run, FIRST_ANSWER, FIRST_QUESTION,
+    SECOND_ANSWER, SECOND_QUESTION, TWO_ANSWERS,
 };
 
 /// Chatblade 0.7.0 (with httpx 0.27.2: its OpenAI client passes `proxies`,
@@ -26,14 +24,8 @@ fn chatblade_sessions_are_read_as_chatblade_stores_them() {
     let chatblade = pypi_client("chatblade", "chatblade");
     let r = Run::new();
     const SYSTEM: &str = "Answer in one sentence.";
-    let server = ModelServer::start(
-        &r.run_dir,
-        &json!({
-            // Chatblade offers no tools.
-            "require_tools": false,
-            "steps": [{"text": FIRST_ANSWER}, {"text": SECOND_ANSWER}],
-        }),
-    );
+    // Chatblade offers no tools.
+    let server = toolless_server(&r, None);
     // A prompt file of the user's, and ~/.cache as a machine has it
     // (without it, the first run's session lands in another folder than
     // the second run looks in).

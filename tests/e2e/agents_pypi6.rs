@@ -10,11 +10,11 @@
 
 use serde_json::{json, Value};
 
-use crate::agents::{conversation, ModelServer};
+use crate::agents::conversation;
 use crate::harness_runs::{
-    asked_ollama_for_models, in_terminal, pypi_client, read_back, roles, sent, tree, Run,
-    FIRST_ANSWER, FIRST_EXCHANGE_THEN_SECOND, FIRST_QUESTION, SECOND_ANSWER, SECOND_QUESTION,
-    TWO_ANSWERS, TWO_ANSWERS_ROLES,
+    asked_ollama_for_models, in_terminal, pypi_client, read_back, roles, sent, toolless_server,
+    tree, Run, FIRST_ANSWER, FIRST_EXCHANGE_THEN_SECOND, FIRST_QUESTION, SECOND_ANSWER,
+    SECOND_QUESTION, TWO_ANSWERS, TWO_ANSWERS_ROLES,
 };
 
 /// A left click at column `col`, row `row` of the terminal (1-based), as
@@ -35,15 +35,8 @@ fn oterm_chats_are_read_as_oterm_stores_them() {
     let oterm = pypi_client("oterm", "oterm");
     let r = Run::new();
     const MODEL: &str = "llama3.2:latest";
-    let server = ModelServer::start(
-        &r.run_dir,
-        &json!({
-            // No tool is picked for the chat: none is offered.
-            "require_tools": false,
-            "model": MODEL,
-            "steps": [{"text": FIRST_ANSWER}, {"text": SECOND_ANSWER}],
-        }),
-    );
+    // No tool is picked for the chat: none is offered.
+    let server = toolless_server(&r, Some(MODEL));
     let folder = r.sb.home.join(".local/share/oterm");
     // Without the splash screen's animation (a setting of the user's).
     r.sb.write(

@@ -10,11 +10,11 @@
 
 use serde_json::{json, Value};
 
-use crate::agents::{conversation, ModelServer};
+use crate::agents::conversation;
 use crate::harness_runs::{
-    asked_ollama_for_models, in_terminal, pypi_client, read_back, roles, sent, tree, Run,
-    FIRST_ANSWER, FIRST_EXCHANGE_THEN_SECOND, FIRST_QUESTION, SECOND_ANSWER, SECOND_QUESTION,
-    TWO_ANSWERS, TWO_ANSWERS_ROLES,
+    asked_ollama_for_models, in_terminal, pypi_client, read_back, roles, sent, toolless_server,
+    tree, Run, FIRST_ANSWER, FIRST_EXCHANGE_THEN_SECOND, FIRST_QUESTION, SECOND_ANSWER,
+    SECOND_QUESTION, TWO_ANSWERS, TWO_ANSWERS_ROLES,
 };
 
 /// PAR LLAMA 0.10.1 (parllama) with its default provider, Ollama, at
@@ -30,15 +30,8 @@ fn parllama_chats_are_read_as_parllama_stores_them() {
     let r = Run::new();
     const MODEL: &str = "llama3.2:latest";
     const NAME: &str = "tenant rows in the ledger";
-    let server = ModelServer::start(
-        &r.run_dir,
-        &json!({
-            // PAR LLAMA offers no tools.
-            "require_tools": false,
-            "model": MODEL,
-            "steps": [{"text": FIRST_ANSWER}, {"text": SECOND_ANSWER}],
-        }),
-    );
+    // PAR LLAMA offers no tools.
+    let server = toolless_server(&r, Some(MODEL));
     // Settings of the user's, as PAR LLAMA keeps them: the welcome dialog
     // of a first start already seen, the Chat tab last used, and the model
     // last chatted with (else picked from the session's model list).

@@ -396,3 +396,17 @@ pub(crate) fn first_hit(sb: &Sandbox, query: &str) -> String {
         .unwrap_or("")
         .to_string()
 }
+
+/// The scripted model for a harness that offers no tools: it answers the
+/// two questions in turn, and goes by `model` where one is given (as an
+/// Ollama server lists its models).
+pub(crate) fn toolless_server(r: &Run, model: Option<&str>) -> ModelServer {
+    let mut script = json!({
+        "require_tools": false,
+        "steps": [{"text": FIRST_ANSWER}, {"text": SECOND_ANSWER}],
+    });
+    if let Some(model) = model {
+        script["model"] = json!(model);
+    }
+    ModelServer::start(&r.run_dir, &script)
+}

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::common::{install_plugin, lib_name, test_plugins, Sandbox};
+use crate::harness_runs::commands;
 
 /// Writes JSON lines to `rel` under HOME.
 fn jsonl(sb: &Sandbox, rel: &str, lines: &[Value]) -> PathBuf {
@@ -264,20 +265,8 @@ fn recap_lists_the_commands_that_failed_in_each_harness() {
     // `deja show` says how each command ended, where known.
     let id = shop["days"][0]["sessions"][0]["id"].as_str().unwrap();
     let shown = sb.ok(&["show", id, "--json"]).json();
-    let commands: Vec<(&str, Option<&str>, Option<i64>)> = shown["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["command"].as_str().unwrap(),
-                c["outcome"].as_str(),
-                c["exit_code"].as_i64(),
-            )
-        })
-        .collect();
     assert_eq!(
-        commands,
+        commands(&shown),
         [
             ("cargo test -p shop", Some("failed"), Some(101)),
             ("ls -la", Some("succeeded"), None),

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use crate::common::{install_plugin, lib_name, repo, set_mode, test_plugins, Sandbox};
+use crate::harness_runs::first_hit;
 
 fn plugins(sb: &Sandbox) -> Vec<Value> {
     sb.ok(&["plugins", "--json"]).json()["plugins"]
@@ -328,13 +329,7 @@ fn real_amp_cursor_and_vs_code_chat_files_index_and_recall_where_the_harnesses_k
         (2, 1, 2)
     );
 
-    let first = |query: &str| {
-        let hits = sb.ok(&["recall", query, "--json"]).json();
-        hits["hits"][0]["session_id"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
-    };
+    let first = |query: &str| first_hit(&sb, query);
     assert_eq!(
         first("plan for a random joke command line tool"),
         "T-019ca1ce-3ae2-7686-a41e-ccc078837f8a"

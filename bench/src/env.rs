@@ -114,7 +114,12 @@ impl BenchEnv {
 
     /// A command for deja in this HOME with a clean environment.
     pub fn command(&self) -> Command {
-        let mut cmd = Command::new(&self.deja);
+        self.in_home(Command::new(&self.deja))
+    }
+
+    /// `cmd` with a clean environment: this HOME, PATH, no colour and the
+    /// variables set with [`BenchEnv::set`].
+    fn in_home(&self, mut cmd: Command) -> Command {
         cmd.env_clear()
             .env("HOME", &self.home)
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -198,21 +203,14 @@ impl BenchEnv {
     /// peak memory (KB) to `rss` where GNU time is installed.
     fn measured(&self, rss: &Path) -> Command {
         let gnu_time = Path::new("/usr/bin/time");
-        let mut cmd = if gnu_time.is_file() {
+        let cmd = if gnu_time.is_file() {
             let mut c = Command::new(gnu_time);
             c.arg("-f").arg("%M").arg("-o").arg(rss).arg(&self.deja);
             c
         } else {
             Command::new(&self.deja)
         };
-        cmd.env_clear()
-            .env("HOME", &self.home)
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("NO_COLOR", "1");
-        for (k, v) in &self.env {
-            cmd.env(k, v);
-        }
-        cmd
+        self.in_home(cmd)
     }
 }
 

@@ -5,17 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-/// Why the transcript at `path` is not read, when another user owns it and
-/// it lies in a folder every user can write to (with no folder of one's own
-/// that only one may write to between the two).
+/// Why the transcript at `path`, whose metadata is `meta`, is not read, when
+/// another user owns it and it lies in a folder every user can write to
+/// (with no folder of one's own that only one may write to between the two).
 #[cfg(unix)]
-pub fn refusal(path: &Path) -> Option<String> {
-    refusal_given(path, &std::fs::metadata(path).ok()?)
-}
-
-/// [`refusal`] of `path`, whose metadata the caller has.
-#[cfg(unix)]
-pub fn refusal_given(path: &Path, meta: &std::fs::Metadata) -> Option<String> {
+pub fn refusal(path: &Path, meta: &std::fs::Metadata) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
     let owner = meta.uid();
     // Asked once: an index run checks every transcript.
@@ -44,13 +38,7 @@ pub fn refusal_given(path: &Path, meta: &std::fs::Metadata) -> Option<String> {
 
 /// Files have no Unix owner elsewhere: nothing is refused.
 #[cfg(not(unix))]
-pub fn refusal(_path: &Path) -> Option<String> {
-    None
-}
-
-/// Files have no Unix owner elsewhere: nothing is refused.
-#[cfg(not(unix))]
-pub fn refusal_given(_path: &Path, _meta: &std::fs::Metadata) -> Option<String> {
+pub fn refusal(_path: &Path, _meta: &std::fs::Metadata) -> Option<String> {
     None
 }
 
@@ -66,6 +54,11 @@ fn reason(shared: &Path, owner: u32, euid: u32) -> String {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    /// [`super::refusal`] of the file at `path` as it is now.
+    fn refusal(path: &Path) -> Option<String> {
+        super::refusal(path, &std::fs::metadata(path).ok()?)
+    }
 
     #[test]
     fn the_refusal_names_the_folder_and_both_users() {

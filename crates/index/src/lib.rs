@@ -155,10 +155,10 @@ pub fn run(
                         wal,
                     };
                     if !in_code_folders.contains(&path) {
-                        let refusal = match &seen_then.meta {
-                            Some(meta) => deja_host::shared_folder::refusal_given(&path, meta),
-                            None => None,
-                        };
+                        let refusal = seen_then
+                            .meta
+                            .as_ref()
+                            .and_then(|meta| deja_host::shared_folder::refusal(&path, meta));
                         match refusal {
                             Some(reason) => report
                                 .warnings

@@ -30,6 +30,12 @@ use crate::env::{BenchEnv, Cost};
 use crate::generate::{self, Rng};
 use crate::throughput::{cold_latency, warm_latency};
 
+/// Above this many units the one-file half (what versions before segments
+/// did) is not run: its single graph is the slow, large build that segments
+/// replace (about 800 s and 200 MB at 178,000 units; hours at a million
+/// messages).
+pub const SINGLE_UNITS: usize = 400_000;
+
 /// Results at one size.
 #[derive(Debug, Clone)]
 pub struct Scale {
@@ -43,10 +49,11 @@ pub struct Scale {
     pub reindex: Cost,
     /// Writing the synthetic vectors and building the vector index.
     pub fill: Duration,
-    /// The vector sync writing the index as one file (earlier versions).
-    pub sync_single: Cost,
+    /// The vector sync writing the index as one file (earlier versions);
+    /// not run above [`SINGLE_UNITS`] units.
+    pub sync_single: Option<Cost>,
     /// `deja forget` of one session with the index as one file.
-    pub forget_single: Cost,
+    pub forget_single: Option<Cost>,
     /// The vector sync writing the index as segments of
     /// [`vectors::SEGMENT_SIZE`] chunk ids.
     pub sync_segmented: Cost,
@@ -84,16 +91,33 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) 
     let index = env.run(&["index"])?;
     let reindex = env.run(&["index"])?;
 
+    let begun = Instant::now();
+    let phase = |what: &str| {
+        eprintln!(
+            "deja-bench scale: {what} ({:.0} s)",
+            begun.elapsed().as_secs_f64()
+        )
+    };
+    phase(&format!("indexed {messages} messages"));
     let started = Instant::now();
     let units = fill_units(&env.database())?;
     let written = started.elapsed();
-    let sync_single = timed_sync(&env, Some(i64::MAX / 2))?;
-    let forget_single = forget_one(&env, 1)?;
+    phase(&format!("{units} units with synthetic vectors"));
+    let (sync_single, forget_single) = if units <= SINGLE_UNITS {
+        let sync = timed_sync(&env, Some(i64::MAX / 2))?;
+        let forget = forget_one(&env, 1)?;
+        phase("the index as one file, and a forget");
+        (Some(sync), Some(forget))
+    } else {
+        (None, None)
+    };
     let segment_size = segment_size_for(units);
     let sync_segmented = timed_sync(&env, Some(segment_size))?;
+    phase("the index in segments");
     let fill = written + sync_segmented.wall;
     let before = segment_bytes(&env.vectors());
     let forget_segmented = forget_one(&env, 2)?;
+    phase("a forget in segments");
     let after = segment_bytes(&env.vectors());
     let rewritten = before
         .iter()
@@ -110,6 +134,7 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) 
         "the vector index does not match the store after the fill"
     );
 
+    phase("checked");
     let cold = cold_latency(&env, cold_runs, &[])?;
     let cold_lexical = cold_latency(&env, cold_runs, &["--mode", "lexical"])?;
 
@@ -121,6 +146,7 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) 
 
     // The MCP server, its background index off (the store is complete).
     env.configure("[mcp]\nindex = false\n")?;
+    phase("cold and in-process recall");
     let mcp = crate::mcp::server_latency(&env, 3)?;
     let hook = crate::mcp::hook_latency(&env, &project, cold_runs)?;
     let failure_hook = crate::mcp::failure_hook_latency(&env, generate::CORPUS_ERROR, cold_runs)?;
@@ -314,20 +340,27 @@ pub fn vector_table(rows: &[Scale]) -> String {
     let mut out = String::from(
         "\n| messages | units | segment size | segments | sync as one file s / peak RSS MB | sync in segments s / peak RSS MB | forget one session, one file s / peak RSS MB | forget one session, segments s / peak RSS MB | segments rewritten | disk per message: tables / FTS / vectors bytes |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
+    let cost = |c: &Option<Cost>, digits: usize| match c {
+        Some(c) => format!(
+            "{:.*} / {:.0}",
+            digits,
+            c.wall.as_secs_f64(),
+            mb(c.peak_rss)
+        ),
+        None => "not run".to_string(),
+    };
     for s in rows {
         let per = |b: u64| b as f64 / s.stored.max(1) as f64;
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {:.1} / {:.0} | {:.1} / {:.0} | {:.2} / {:.0} | {:.2} / {:.0} | {} | {:.0} / {:.0} / {:.0} |\n",
+            "| {} | {} | {} | {} | {} | {:.1} / {:.0} | {} | {:.2} / {:.0} | {} | {:.0} / {:.0} / {:.0} |\n",
             s.stored,
             s.units,
             s.segment_size,
             s.segments.0,
-            s.sync_single.wall.as_secs_f64(),
-            mb(s.sync_single.peak_rss),
+            cost(&s.sync_single, 1),
             s.sync_segmented.wall.as_secs_f64(),
             mb(s.sync_segmented.peak_rss),
-            s.forget_single.wall.as_secs_f64(),
-            mb(s.forget_single.peak_rss),
+            cost(&s.forget_single, 2),
             s.forget_segmented.wall.as_secs_f64(),
             mb(s.forget_segmented.peak_rss),
             s.segments.1,

@@ -31,12 +31,18 @@
 //! `save` writes it to the file. That is fine for units dropped because their
 //! message grew, but not for text that is being erased. So forgetting,
 //! retracting a pulled session and re-reading under new redaction settings
-//! mark the index for a rebuild (`vectors_rebuild`, set in the transaction
+//! mark the index for a scrub (`vectors_rebuild`, set in the transaction
 //! that removes the text, whose units' keys go to `vector_trash` in the same
-//! transaction), and the next sync writes a new file, from the `embeddings`
-//! table, for every segment that held one of the trashed keys: no freed slot
-//! keeps an erased vector, and the segments that held none are not touched.
-//! The mark is cleared once every such segment is rewritten.
+//! transaction), and the next sync, in every segment that held one of the
+//! trashed keys, removes them and then overwrites every freed slot: usearch
+//! gives a new vector a freed slot before a new one, so adding as many
+//! filler vectors (random, under keys no chunk can have) as there are freed
+//! slots, then removing them, leaves no erased vector in memory or in the
+//! saved file, at the cost of two insertions a removed unit rather than a
+//! rewrite of the segment ([`Segment::scrub_freed`]; it checks that no
+//! filler took a slot of its own, and the segment is written anew from the
+//! table when it did). The segments that held none are not touched. The mark
+//! is cleared once every such segment is scrubbed.
 //!
 //! A store whose index predates segments (one file, no recorded segment
 //! size) is migrated by its next sync: the segments are written from the
@@ -55,7 +61,7 @@ use crate::Store;
 
 /// Meta key: highest chunk id in the saved index files.
 pub(crate) const WATERMARK: &str = "vectors_watermark";
-/// Meta key: the segments that held trashed keys must be rebuilt, since
+/// Meta key: the segments that held trashed keys must be scrubbed, since
 /// they may hold vectors of erased text in freed slots (see the module
 /// documentation).
 pub(crate) const REBUILD: &str = "vectors_rebuild";
@@ -345,6 +351,42 @@ impl Segment {
         Ok(())
     }
 
+    /// Slots of the graph that hold no key: removed units whose vectors
+    /// usearch keeps until a new vector takes the slot.
+    pub(crate) fn freed_slots(&self) -> usize {
+        self.index.stats().nodes.saturating_sub(self.index.size())
+    }
+
+    /// Overwrites the vector of every freed slot: adds one filler vector (a
+    /// seeded random unit vector, under a key above every chunk id) per
+    /// freed slot, which usearch puts in freed slots before new ones, then
+    /// removes the fillers. Returns false when a filler took a new slot
+    /// (then some freed slot may still hold its old vector, and the caller
+    /// writes the segment anew).
+    pub(crate) fn scrub_freed(&mut self) -> Result<bool> {
+        let slots = self.index.stats().nodes;
+        let freed = self.freed_slots();
+        if freed == 0 {
+            return Ok(true);
+        }
+        if self.index.size() + freed > self.index.capacity() {
+            self.index
+                .reserve(self.index.size() + freed)
+                .map_err(|e| self.err(e))?;
+        }
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut vector = vec![0f32; self.dims];
+        let keys: Vec<u64> = (0..freed as u64).map(|i| FILLER_KEYS - i).collect();
+        for key in &keys {
+            filler(&mut seed, &mut vector);
+            self.index.add(*key, &vector).map_err(|e| self.err(e))?;
+        }
+        for key in &keys {
+            self.index.remove(*key).map_err(|e| self.err(e))?;
+        }
+        Ok(self.index.stats().nodes == slots)
+    }
+
     /// The `k` nearest keys to `query` with their cosine similarity.
     pub(crate) fn search(&self, query: &[f32], k: usize) -> Result<Vec<(u64, f32)>> {
         if self.is_empty() || k == 0 {
@@ -403,6 +445,27 @@ impl Segment {
         }
         Ok(())
     }
+}
+
+/// The highest key a filler vector takes ([`Segment::scrub_freed`]); the
+/// fillers count down from it. Chunk ids are SQLite rowids, below 2^63, and
+/// `u64::MAX` is usearch's own.
+const FILLER_KEYS: u64 = u64::MAX - 1;
+
+/// A pseudo-random unit vector into `out` (xorshift from `seed`): filler
+/// for a freed slot, close to no real embedding.
+fn filler(seed: &mut u64, out: &mut [f32]) {
+    let mut norm = 0f32;
+    for x in out.iter_mut() {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        let v = (*seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5;
+        *x = v;
+        norm += v * v;
+    }
+    let norm = norm.sqrt().max(f32::EPSILON);
+    out.iter_mut().for_each(|x| *x /= norm);
 }
 
 /// The file of segment `n` of the index at `path`: `path` itself for the
@@ -740,7 +803,7 @@ pub fn in_sync(store: &Store, path: &Path) -> Result<bool> {
         .all(|(n, count)| header_matches(&segment_path(path, *n), dims, *count)))
 }
 
-/// Whether segments must be rebuilt before anything else is done with
+/// Whether segments must be scrubbed before anything else is done with
 /// them: text was erased since they were saved (see the module
 /// documentation).
 pub fn rebuild_pending(store: &Store) -> Result<bool> {
@@ -758,8 +821,9 @@ pub struct SyncReport {
 
 /// Brings the index files in line with the store (see the module
 /// documentation): per segment, removes trashed keys and adds chunks above
-/// the watermark, rewriting from the table a segment that held erased text
-/// or whose file is missing or inconsistent, and saves atomically. `model`
+/// the watermark, scrubbing the freed slots of a segment that held erased
+/// text, rewriting from the table one whose file is missing or
+/// inconsistent, and saves atomically. `model`
 /// is the store's embedding model id; `dims` its dimensions. Returns the
 /// index, viewed.
 pub fn sync(store: &Store, path: &Path, model: &str, dims: usize) -> Result<VectorIndex> {
@@ -806,25 +870,24 @@ pub fn sync_with(
         let file = segment_path(path, n);
         let expected = census.units.get(&n).copied().unwrap_or(0);
         let trash = census.trash.get(&n).map(Vec::as_slice).unwrap_or(&[]);
-        let fresh = erased && !trash.is_empty();
+        let scrub = erased && !trash.is_empty();
         let mut saved = false;
-        if !fresh {
-            if let Some(mut segment) = Segment::open(&file, dims, false) {
-                for key in trash {
-                    segment.remove(*key as u64)?;
-                }
-                add_embedded(store, &mut segment, model, after.max(mark), last)?;
-                if segment.len() as i64 == expected {
-                    segment.save_atomic()?;
-                    report.updated.push(n);
-                    saved = true;
-                }
+        if let Some(mut segment) = Segment::open(&file, dims, false) {
+            for key in trash {
+                segment.remove(*key as u64)?;
+            }
+            add_embedded(store, &mut segment, model, after.max(mark), last)?;
+            // Freed slots keep the removed vectors until overwritten.
+            let clean = !scrub || segment.scrub_freed()?;
+            if clean && segment.len() as i64 == expected {
+                segment.save_atomic()?;
+                report.updated.push(n);
+                saved = true;
             }
         }
         if !saved {
-            // A new file from the table: the old one may hold erased
-            // vectors in freed slots, which `remove` and `save` keep; or it
-            // disagrees with the store.
+            // A new file from the table: the old one disagrees with the
+            // store, or a scrub could not overwrite its freed slots.
             write_segment(store, path, model, dims, n, size, expected)?;
             report.rebuilt.push(n);
         }
@@ -904,8 +967,112 @@ fn write_segment(
         };
     }
     let mut segment = Segment::empty(&file, dims)?;
-    add_embedded(store, &mut segment, model, after, last)?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS));
+    if expected as usize >= PARALLEL_FROM && threads > 1 {
+        add_in_parallel(store, &segment, model, after, last, threads)?;
+    } else {
+        add_embedded(store, &mut segment, model, after, last)?;
+    }
     segment.save_atomic()
+}
+
+/// From this many units a segment written anew is built by several threads
+/// (below it, threads do not pay for themselves and the graph stays the
+/// same from run to run).
+const PARALLEL_FROM: usize = 20_000;
+/// Most threads building one segment.
+const MAX_THREADS: usize = 4;
+
+/// Adds to the empty `segment` the vector of every unit with a row id in
+/// `(after, last]`, in [`add_embedded`]'s order, by `threads` threads at
+/// once: the vectors are read a block at a time on this thread and each
+/// block is inserted by all of them. Insertion into the graph is where a
+/// rebuild spends its time (hundreds of units a second into a segment of
+/// 200,000), and usearch takes concurrent insertions; which thread inserts
+/// which unit, and so the graph, varies from run to run.
+fn add_in_parallel(
+    store: &Store,
+    segment: &Segment,
+    model: &str,
+    after: i64,
+    last: i64,
+    threads: usize,
+) -> Result<()> {
+    const BLOCK: usize = 2048;
+    let conn = store.conn();
+    let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
+    let order = embedded_order(store, after, last)?;
+    segment
+        .index
+        .reserve_capacity_and_threads(order.len().max(1), threads)
+        .map_err(|e| segment.err(e))?;
+    let mut vector = conn
+        .prepare(
+            "SELECT e.vector FROM chunks c
+             JOIN embeddings e ON e.text_hash = c.text_hash AND e.model = ?2
+             WHERE c.id = ?1",
+        )
+        .map_err(sq)?;
+    for ids in order.chunks(BLOCK) {
+        let mut block: Vec<(u64, Vec<f32>)> = Vec::with_capacity(ids.len());
+        for id in ids {
+            let blob: Option<Vec<u8>> = vector
+                .query_row(params![id, model], |r| r.get(0))
+                .optional()
+                .map_err(sq)?;
+            if let Some(blob) = blob {
+                block.push((*id as u64, from_blob(&blob)));
+            }
+        }
+        let share = block.len().div_ceil(threads).max(1);
+        let failed = std::thread::scope(|scope| {
+            let workers: Vec<_> = block
+                .chunks(share)
+                .map(|part| {
+                    scope.spawn(move || {
+                        for (key, v) in part {
+                            if v.len() != segment.dims {
+                                return Some(format!(
+                                    "vector of {} dimensions for an index of {}",
+                                    v.len(),
+                                    segment.dims
+                                ));
+                            }
+                            if let Err(e) = segment.index.add(*key, v) {
+                                return Some(e.to_string());
+                            }
+                        }
+                        None
+                    })
+                })
+                .collect();
+            workers.into_iter().find_map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Some("a thread panicked".into()))
+            })
+        });
+        if let Some(message) = failed {
+            return Err(segment.err(message));
+        }
+    }
+    Ok(())
+}
+
+/// The chunk ids in `(after, last]` in the order the embedding passes walk
+/// the history (see [`add_embedded`]).
+fn embedded_order(store: &Store, after: i64, last: i64) -> Result<Vec<i64>> {
+    let sq = |e: rusqlite::Error| VectorError::Store(store.wrap(e));
+    let mut stmt = store
+        .conn()
+        .prepare(
+            "SELECT c.id FROM chunks c
+             JOIN messages m ON m.id = c.message JOIN sessions s ON s.id = m.session
+             WHERE c.id > ?1 AND c.id <= ?2
+             ORDER BY s.started_at DESC, m.session DESC, m.id, c.ordinal",
+        )
+        .map_err(sq)?;
+    let rows = stmt.query_map([after, last], |r| r.get(0)).map_err(sq)?;
+    rows.collect::<rusqlite::Result<_>>().map_err(sq)
 }
 
 /// Writes every segment anew with segment size `size`: for a store never
@@ -988,18 +1155,7 @@ fn add_embedded(
         segment.index.reserve(need).map_err(|e| segment.err(e))?;
     }
     // The order first (ids only: small), then each vector by its id.
-    let order: Vec<i64> = {
-        let mut stmt = conn
-            .prepare(
-                "SELECT c.id FROM chunks c
-                 JOIN messages m ON m.id = c.message JOIN sessions s ON s.id = m.session
-                 WHERE c.id > ?1 AND c.id <= ?2
-                 ORDER BY s.started_at DESC, m.session DESC, m.id, c.ordinal",
-            )
-            .map_err(sq)?;
-        let rows = stmt.query_map([after, last], |r| r.get(0)).map_err(sq)?;
-        rows.collect::<rusqlite::Result<_>>().map_err(sq)?
-    };
+    let order = embedded_order(store, after, last)?;
     let mut vector = conn
         .prepare(
             "SELECT e.vector FROM chunks c
@@ -1025,7 +1181,7 @@ fn scalar_name() -> &'static str {
 
 /// After sessions were removed: drop their vectors from the index files at
 /// `path`, if there are any (no model needed: the vectors come from the
-/// table). When text was erased the segments that held it are rewritten,
+/// table). When text was erased the segments that held it are scrubbed,
 /// so that no freed slot keeps an erased vector.
 pub fn sync_after_change(store: &Store, path: &Path) -> Result<()> {
     let model = store.meta("embed_model")?;

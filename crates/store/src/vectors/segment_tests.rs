@@ -195,8 +195,9 @@ fn forgetting_a_session_rewrites_only_the_segments_that_held_it() {
     assert!(rebuild_pending(&store).unwrap());
     assert!(!in_sync(&store, &path).unwrap());
     let report = sync_with(&store, &path, "m", DIMS, None).unwrap();
-    assert_eq!(report.rebuilt, vec![0, 1]);
-    assert!(report.updated.is_empty());
+    // Scrubbed in place, not written anew from the table.
+    assert_eq!(report.updated, vec![0, 1]);
+    assert!(report.rebuilt.is_empty());
     assert!(!rebuild_pending(&store).unwrap());
     assert!(in_sync(&store, &path).unwrap());
 
@@ -299,10 +300,10 @@ fn a_crash_between_a_segment_save_and_the_store_record_is_caught_up() {
         }
         let kept = record(&store);
         let report = sync_with(&store, &path, "m", DIMS, None).unwrap();
-        // a's units were in segment 0: rewritten; 1 neither lost nor
+        // a's units were in segment 0: scrubbed; 1 neither lost nor
         // gained any; 2 takes three of d's units, and the new 3 the last.
-        assert_eq!(report.rebuilt, vec![0, 3]);
-        assert_eq!(report.updated, vec![2]);
+        assert_eq!(report.rebuilt, vec![3]);
+        assert_eq!(report.updated, vec![0, 2]);
         // Put back the files not yet saved at the crash, and the record.
         let touched = [0usize, 2, 3];
         for n in &touched[saved..] {
@@ -392,4 +393,73 @@ fn files_of_segments_left_without_units_are_removed() {
     );
     assert!(in_sync(&store, &path).unwrap());
     holds_exactly_the_units(&VectorIndex::open(&path, DIMS, true).unwrap(), &store);
+}
+
+#[test]
+fn a_large_segment_written_anew_by_several_threads_holds_every_unit() {
+    const NOISE_DIMS: usize = 16;
+    let (_dir, mut store, path) = setup();
+    let texts: Vec<String> = (0..100).map(|i| format!("line {i}")).collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let sessions = PARALLEL_FROM / texts.len() + 1;
+    for s in 0..sessions {
+        apply(&mut store, &format!("s{s}"), &texts);
+    }
+    let mut after = 0;
+    loop {
+        let page = store.pending_page(after, 4096).unwrap();
+        let Some(last) = page.last() else { break };
+        after = last.id;
+        let units: Vec<Unit> = page
+            .iter()
+            .map(|m| Unit {
+                message: m.id,
+                ordinal: 0,
+                text_hash: format!("{}-{}", m.id, m.text),
+            })
+            .collect();
+        let vectors: Vec<Vec<f32>> = page
+            .iter()
+            .map(|m| noise(m.id as u64, NOISE_DIMS))
+            .collect();
+        let pairs: Vec<(&str, &[f32])> = units
+            .iter()
+            .zip(&vectors)
+            .map(|(u, v)| (u.text_hash.as_str(), v.as_slice()))
+            .collect();
+        store.add_units("m", &pairs, &units).unwrap();
+    }
+    let report = sync_with(&store, &path, "m", NOISE_DIMS, None).unwrap();
+    assert_eq!(report.rebuilt, vec![0]);
+    let index = VectorIndex::open(&path, NOISE_DIMS, false).unwrap();
+    let keys: Vec<(i64, i64)> = {
+        let mut stmt = store
+            .conn()
+            .prepare("SELECT id, message FROM chunks ORDER BY id")
+            .unwrap();
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        rows.map(|r| r.unwrap()).collect()
+    };
+    assert!(keys.len() >= PARALLEL_FROM);
+    assert_eq!(index.len(), keys.len());
+    let mut buf = Vec::new();
+    for (key, message) in &keys {
+        assert!(index.vector(*key as u64, &mut buf), "unit {key} is missing");
+        let want = noise(*message as u64, NOISE_DIMS);
+        let dot: f32 = buf.iter().zip(&want).map(|(a, b)| a * b).sum();
+        assert!(dot > 0.999, "unit {key}: {dot}");
+    }
+    // The graph is searchable: a unit's own vector finds it.
+    let found = keys
+        .iter()
+        .step_by(97)
+        .filter(|(key, message)| {
+            let hit = index
+                .search(&noise(*message as u64, NOISE_DIMS), 1)
+                .unwrap();
+            hit.first().map(|h| h.0) == Some(*key as u64)
+        })
+        .count();
+    let asked = keys.iter().step_by(97).count();
+    assert!(found * 100 >= asked * 95, "{found} of {asked}");
 }

@@ -331,6 +331,64 @@ fn the_vector_bytes_of_a_forgotten_session_are_in_no_byte_of_the_file() {
 }
 
 #[test]
+fn a_forget_overwrites_every_freed_slot_of_the_segment_in_place() {
+    let (_dir, mut store, path) = setup();
+    let five = ["zero", "one", "two", "three", "four"];
+    apply(&mut store, "a", &five);
+    apply(&mut store, "b", &["gamma", "delta"]);
+    embed(&mut store, "m");
+    store
+        .set_model_stamp(&deja_model::ModelStamp {
+            fingerprint: "f".into(),
+            id: "m".into(),
+            dims: DIMS,
+        })
+        .unwrap();
+    sync(&store, &path, "m", DIMS).unwrap();
+    let before_a = stored_units_of(&store, &path, "a");
+    // A changed message drops three units; they are not embedded again
+    // before the sync, so their slots stay freed, vectors and all.
+    let mut changed = five;
+    changed[2] = "changed";
+    apply(&mut store, "a", &changed);
+    sync(&store, &path, "m", DIMS).unwrap();
+    let still_a = stored_units_of(&store, &path, "a");
+    let dropped: Vec<&Vec<u8>> = before_a.iter().filter(|b| !still_a.contains(b)).collect();
+    assert_eq!(dropped.len(), 3);
+    for bytes in &dropped {
+        assert!(file_holds(&path, bytes), "the check below can fail");
+    }
+    let gone = stored_units_of(&store, &path, "b");
+    let segment = Segment::open(&path, DIMS, false).unwrap();
+    assert_eq!(segment.freed_slots(), 3);
+    let slots = segment.index.stats().nodes;
+    drop(segment);
+
+    let row = store.session_row("test", "b").unwrap().unwrap();
+    store.forget(&[row]).unwrap();
+    sync_after_change(&store, &path).unwrap();
+    assert!(!rebuild_pending(&store).unwrap());
+    assert!(in_sync(&store, &path).unwrap());
+    for bytes in gone.iter().chain(dropped.iter().copied()) {
+        assert!(!file_holds(&path, bytes), "a freed vector is in the file");
+    }
+    for bytes in &still_a {
+        assert!(file_holds(&path, bytes));
+    }
+    // The same graph, its slots overwritten rather than the file rebuilt.
+    let segment = Segment::open(&path, DIMS, false).unwrap();
+    assert_eq!(segment.index.stats().nodes, slots);
+    assert_eq!(segment.freed_slots(), 5);
+    drop(segment);
+    let index = VectorIndex::open(&path, DIMS, false).unwrap();
+    holds_exactly_the_units(&index, &store);
+    for (key, text) in units(&store) {
+        let hit = index.search(&vector_of(&text), 1).unwrap();
+        assert_eq!(hit[0].0, key, "{text}");
+    }
+}
+
+#[test]
 fn a_pulled_session_retracted_leaves_its_vector_bytes_in_no_byte_of_the_file() {
     let (_dir, mut store, path) = setup();
     let theirs = session("t", &["pulled one", "pulled two"]);

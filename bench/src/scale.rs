@@ -47,6 +47,9 @@ pub struct Scale {
     pub index: Cost,
     /// A second `deja index`, nothing changed.
     pub reindex: Cost,
+    /// A `deja index` with nothing changed and embeddings on, once every
+    /// unit has its vector.
+    pub reindex_embed: Cost,
     /// Writing the synthetic vectors and building the vector index.
     pub fill: Duration,
     /// The vector sync writing the index as one file (earlier versions);
@@ -129,6 +132,9 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) 
     // fast-loading query model, as a user's first `deja index` would have.
     env.configure("")?;
     env.run(&["index"])?;
+    // And a run with nothing changed, embeddings on: what a user's
+    // `deja index` costs on this history once it is complete.
+    let reindex_embed = env.run(&["index"])?;
     anyhow::ensure!(
         vectors::in_sync(&Store::open_read(&env.database())?, &env.vectors())?,
         "the vector index does not match the store after the fill"
@@ -156,6 +162,7 @@ pub fn run(deja: &Path, messages: usize, cold_runs: usize, home: Option<&Path>) 
         units,
         index,
         reindex,
+        reindex_embed,
         fill,
         sync_single,
         forget_single,
@@ -338,7 +345,7 @@ fn disk_split(database: &Path, vector_path: &Path) -> Result<(u64, u64, u64)> {
 pub fn vector_table(rows: &[Scale]) -> String {
     let mb = |b: u64| b as f64 / 1_048_576.0;
     let mut out = String::from(
-        "\n| messages | units | segment size | segments | sync as one file s / peak RSS MB | sync in segments s / peak RSS MB | forget one session, one file s / peak RSS MB | forget one session, segments s / peak RSS MB | segments rewritten | disk per message: tables / FTS / vectors bytes |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        "\n| messages | units | segment size | segments | sync as one file s / peak RSS MB | sync in segments s / peak RSS MB | forget one session, one file s / peak RSS MB | forget one session, segments s / peak RSS MB | segments rewritten | `deja index` with nothing changed, embeddings on s / peak RSS MB | disk per message: tables / FTS / vectors bytes |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let cost = |c: &Option<Cost>, digits: usize| match c {
         Some(c) => format!(
@@ -352,7 +359,7 @@ pub fn vector_table(rows: &[Scale]) -> String {
     for s in rows {
         let per = |b: u64| b as f64 / s.stored.max(1) as f64;
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.1} / {:.0} | {} | {:.2} / {:.0} | {} | {:.0} / {:.0} / {:.0} |\n",
+            "| {} | {} | {} | {} | {} | {:.1} / {:.0} | {} | {:.2} / {:.0} | {} | {:.2} / {:.0} | {:.0} / {:.0} / {:.0} |\n",
             s.stored,
             s.units,
             s.segment_size,
@@ -364,6 +371,8 @@ pub fn vector_table(rows: &[Scale]) -> String {
             s.forget_segmented.wall.as_secs_f64(),
             mb(s.forget_segmented.peak_rss),
             s.segments.1,
+            s.reindex_embed.wall.as_secs_f64(),
+            mb(s.reindex_embed.peak_rss),
             per(s.disk_split.0),
             per(s.disk_split.1),
             per(s.disk_split.2),

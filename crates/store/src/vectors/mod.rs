@@ -1006,22 +1006,12 @@ fn add_in_parallel(
         .index
         .reserve_capacity_and_threads(order.len().max(1), threads)
         .map_err(|e| segment.err(e))?;
-    let mut vector = conn
-        .prepare(
-            "SELECT e.vector FROM chunks c
-             JOIN embeddings e ON e.text_hash = c.text_hash AND e.model = ?2
-             WHERE c.id = ?1",
-        )
-        .map_err(sq)?;
+    let mut stmt = conn.prepare(UNIT_VECTOR).map_err(sq)?;
     for ids in order.chunks(BLOCK) {
         let mut block: Vec<(u64, Vec<f32>)> = Vec::with_capacity(ids.len());
         for id in ids {
-            let blob: Option<Vec<u8>> = vector
-                .query_row(params![id, model], |r| r.get(0))
-                .optional()
-                .map_err(sq)?;
-            if let Some(blob) = blob {
-                block.push((*id as u64, from_blob(&blob)));
+            if let Some(v) = unit_vector(store, &mut stmt, *id, model)? {
+                block.push((*id as u64, v));
             }
         }
         let share = block.len().div_ceil(threads).max(1);
@@ -1056,6 +1046,26 @@ fn add_in_parallel(
         }
     }
     Ok(())
+}
+
+/// One unit's cached vector under a model: `?1` the chunk id, `?2` the model.
+const UNIT_VECTOR: &str = "SELECT e.vector FROM chunks c
+     JOIN embeddings e ON e.text_hash = c.text_hash AND e.model = ?2
+     WHERE c.id = ?1";
+
+/// The vector of unit `id` under `model` ([`UNIT_VECTOR`] prepared as
+/// `stmt`); `None` when it has none.
+fn unit_vector(
+    store: &Store,
+    stmt: &mut rusqlite::Statement<'_>,
+    id: i64,
+    model: &str,
+) -> Result<Option<Vec<f32>>> {
+    let blob: Option<Vec<u8>> = stmt
+        .query_row(params![id, model], |r| r.get(0))
+        .optional()
+        .map_err(|e| VectorError::Store(store.wrap(e)))?;
+    Ok(blob.map(|b| from_blob(&b)))
 }
 
 /// The chunk ids in `(after, last]` in the order the embedding passes walk
@@ -1156,20 +1166,10 @@ fn add_embedded(
     }
     // The order first (ids only: small), then each vector by its id.
     let order = embedded_order(store, after, last)?;
-    let mut vector = conn
-        .prepare(
-            "SELECT e.vector FROM chunks c
-             JOIN embeddings e ON e.text_hash = c.text_hash AND e.model = ?2
-             WHERE c.id = ?1",
-        )
-        .map_err(sq)?;
+    let mut stmt = conn.prepare(UNIT_VECTOR).map_err(sq)?;
     for id in order {
-        let blob: Option<Vec<u8>> = vector
-            .query_row(params![id, model], |r| r.get(0))
-            .optional()
-            .map_err(sq)?;
-        if let Some(blob) = blob {
-            segment.add(id as u64, &from_blob(&blob))?;
+        if let Some(v) = unit_vector(store, &mut stmt, id, model)? {
+            segment.add(id as u64, &v)?;
         }
     }
     Ok(())

@@ -5,8 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 use super::tests::{
-    apply, embed, file_holds, holds_exactly_the_units, max_unit, noise, setup, stored_units_of,
-    DIMS,
+    apply, embed, file_holds, holds_exactly_the_units, max_unit, noise, setup, stamp_model,
+    stored_units_of, DIMS,
 };
 use super::*;
 use crate::embedding::Unit;
@@ -31,16 +31,6 @@ fn embed_noise(store: &mut Store, model: &str, dims: usize) {
         .map(|(u, v)| (u.text_hash.as_str(), v.as_slice()))
         .collect();
     store.add_units(model, &pairs, &units).unwrap();
-}
-
-fn stamp_model(store: &Store) {
-    store
-        .set_model_stamp(&deja_model::ModelStamp {
-            fingerprint: "f".into(),
-            id: "m".into(),
-            dims: DIMS,
-        })
-        .unwrap();
 }
 
 /// Each segment file: its number, inode and bytes.

@@ -89,6 +89,17 @@ pub(super) fn holds_exactly_the_units(index: &VectorIndex, store: &Store) {
     }
 }
 
+/// Records model `m` as the store's embedding model.
+pub(super) fn stamp_model(store: &Store) {
+    store
+        .set_model_stamp(&deja_model::ModelStamp {
+            fingerprint: "f".into(),
+            id: "m".into(),
+            dims: DIMS,
+        })
+        .unwrap();
+}
+
 pub(super) fn setup() -> (tempfile::TempDir, Store, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("index.sqlite")).unwrap();
@@ -239,13 +250,7 @@ fn the_units_of_a_forgotten_session_leave_the_index() {
     apply(&mut store, "a", &["alpha", "beta"]);
     apply(&mut store, "b", &["gamma", "delta"]);
     embed(&mut store, "m");
-    store
-        .set_model_stamp(&deja_model::ModelStamp {
-            fingerprint: "f".into(),
-            id: "m".into(),
-            dims: DIMS,
-        })
-        .unwrap();
+    stamp_model(&store);
     sync(&store, &path, "m", DIMS).unwrap();
     let row = store.session_row("test", "b").unwrap().unwrap();
     store.forget(&[row]).unwrap();
@@ -292,13 +297,7 @@ fn the_vector_bytes_of_a_forgotten_session_are_in_no_byte_of_the_file() {
     apply(&mut store, "a", &["alpha", "beta"]);
     apply(&mut store, "b", &["gamma", "delta", "epsilon"]);
     embed(&mut store, "m");
-    store
-        .set_model_stamp(&deja_model::ModelStamp {
-            fingerprint: "f".into(),
-            id: "m".into(),
-            dims: DIMS,
-        })
-        .unwrap();
+    stamp_model(&store);
     sync(&store, &path, "m", DIMS).unwrap();
     // The session forgotten is not the last one: a file whose watermark
     // is above every unit left is rebuilt anyway.
@@ -337,13 +336,7 @@ fn a_forget_overwrites_every_freed_slot_of_the_segment_in_place() {
     apply(&mut store, "a", &five);
     apply(&mut store, "b", &["gamma", "delta"]);
     embed(&mut store, "m");
-    store
-        .set_model_stamp(&deja_model::ModelStamp {
-            fingerprint: "f".into(),
-            id: "m".into(),
-            dims: DIMS,
-        })
-        .unwrap();
+    stamp_model(&store);
     sync(&store, &path, "m", DIMS).unwrap();
     let before_a = stored_units_of(&store, &path, "a");
     // A changed message drops three units; they are not embedded again
@@ -402,13 +395,7 @@ fn a_pulled_session_retracted_leaves_its_vector_bytes_in_no_byte_of_the_file() {
     embed(&mut store, "m");
     apply(&mut store, "a", &["alpha", "beta"]);
     embed(&mut store, "m");
-    store
-        .set_model_stamp(&deja_model::ModelStamp {
-            fingerprint: "f".into(),
-            id: "m".into(),
-            dims: DIMS,
-        })
-        .unwrap();
+    stamp_model(&store);
     sync(&store, &path, "m", DIMS).unwrap();
     let gone = stored_units_of(&store, &path, "t");
     assert!(gone.iter().all(|b| file_holds(&path, b)));

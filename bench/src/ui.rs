@@ -16,6 +16,7 @@ use crate::queries::QUERIES;
 /// A running `deja ui`.
 struct Ui {
     child: Child,
+    host: String,
     port: u16,
     cookie: String,
 }
@@ -31,29 +32,57 @@ impl Ui {
             .context("cannot start deja ui")?;
         let mut line = String::new();
         BufReader::new(child.stdout.take().context("no stdout")?).read_line(&mut line)?;
+        // A loopback address drawn for the run: http://127.x.y.z:PORT/?token=…
         let rest = line
             .trim()
-            .strip_prefix("http://127.0.0.1:")
+            .strip_prefix("http://")
             .with_context(|| format!("deja ui printed no address: {line:?}"))?;
-        let (port, token) = rest.split_once("/?token=").context("no token")?;
+        let (address, token) = rest.split_once("/?token=").context("no token")?;
+        let (host, port) = address.rsplit_once(':').context("no port")?;
         let port: u16 = port.parse()?;
-        Ok(Ui {
+        let mut ui = Ui {
             child,
+            host: host.to_string(),
             port,
-            cookie: format!("deja_ui_{port}={token}"),
-        })
+            cookie: String::new(),
+        };
+        // The one-time code buys the session's cookie, as a browser's first
+        // visit does.
+        let answer = ui.request(&format!("/?token={token}"))?;
+        let head = String::from_utf8_lossy(&answer);
+        ui.cookie = head
+            .lines()
+            .take_while(|l| !l.is_empty())
+            .find_map(|l| {
+                let (name, value) = l.split_once(':')?;
+                name.eq_ignore_ascii_case("set-cookie")
+                    .then(|| value.trim().split(';').next().unwrap_or("").to_string())
+            })
+            .with_context(|| format!("deja ui gave no cookie for its code: {head:.200}"))?;
+        Ok(ui)
+    }
+
+    /// GETs `path` with the cookie (none before it has one): the whole answer.
+    fn request(&self, path: &str) -> Result<Vec<u8>> {
+        let mut s = TcpStream::connect((self.host.as_str(), self.port))?;
+        let cookie = if self.cookie.is_empty() {
+            String::new()
+        } else {
+            format!("Cookie: {}\r\n", self.cookie)
+        };
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: {}:{}\r\n{cookie}Connection: close\r\n\r\n",
+            self.host, self.port
+        )?;
+        let mut answer = Vec::new();
+        s.read_to_end(&mut answer)?;
+        Ok(answer)
     }
 
     /// GETs `path` with the cookie: status and body length.
     fn get(&self, path: &str) -> Result<(u16, usize)> {
-        let mut s = TcpStream::connect(("127.0.0.1", self.port))?;
-        write!(
-            s,
-            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nCookie: {}\r\nConnection: close\r\n\r\n",
-            self.port, self.cookie
-        )?;
-        let mut answer = Vec::new();
-        s.read_to_end(&mut answer)?;
+        let answer = self.request(path)?;
         let head = String::from_utf8_lossy(&answer[..answer.len().min(64)]).into_owned();
         let status = head
             .split(' ')

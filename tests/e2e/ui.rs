@@ -962,3 +962,40 @@ fn a_files_history_page_lists_its_edits_escaped_and_guarded() {
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("the file page needs a path"), "{body}");
 }
+
+#[test]
+fn the_timeline_lists_the_newest_sessions_of_a_crowded_month_and_counts_the_rest() {
+    let sb = Sandbox::new();
+    sb.config("[embed]\nenabled = false\n");
+    let history: String = (0..53)
+        .map(|i| {
+            format!(
+                "\n# aider chat started at 2026-03-{:02} {:02}:{:02}:00\n\n#### crowded topic {i}  \n\nAnswer {i}.\n\n",
+                1 + i / 24,
+                i % 24,
+                i
+            )
+        })
+        .collect();
+    sb.write("work/crowd/.aider.chat.history.md", &history);
+    sb.write(
+        ".config/deja/aider-projects",
+        format!("{}\n", sb.home.join("work/crowd").display()),
+    );
+    sb.ok(&["index"]);
+    let ui = Ui::start(&sb);
+    let cookie = ui.login();
+    let (status, _, body) = ui.get("/timeline", Some(&cookie));
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("53 sessions"), "{body}");
+    // The fifty newest by name, the three oldest counted.
+    assert!(body.contains("crowded topic 52"), "{body}");
+    assert!(body.contains("crowded topic 3<"), "{body}");
+    for oldest in ["crowded topic 0<", "crowded topic 1<", "crowded topic 2<"] {
+        assert!(!body.contains(oldest), "{oldest}: {body}");
+    }
+    assert!(
+        body.contains("and 3 older sessions of this month"),
+        "{body}"
+    );
+}

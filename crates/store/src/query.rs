@@ -56,7 +56,7 @@ pub struct SessionRow {
 /// another session of the same harness and project id that knows it.
 pub(crate) const SESSION_COLUMNS: &str =
     "s.id, s.harness, s.session_id, s.native_id, s.started_at, s.updated_at,
-    coalesce(s.project_dir, (SELECT o.project_dir FROM sessions o
+    coalesce(s.project_dir, (SELECT o.project_dir FROM sessions o INDEXED BY sessions_project_dir
         WHERE o.project_id = s.project_id AND o.harness = s.harness AND o.project_dir IS NOT NULL
         LIMIT 1)),
     s.project_name, s.project_id, s.title, s.parent_id, s.message_count, s.first_user,

@@ -330,6 +330,15 @@ CREATE TRIGGER chunks_wait_ad AFTER DELETE ON chunks BEGIN
           AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.message = old.message);
 END;
 "#,
+    // 15: the directory of a session without one is looked up among its
+    //    project's sessions that have one; with only the project id indexed,
+    //    a project of thousands of sessions none of which has a directory
+    //    (Gemini CLI's project hashes) was scanned once per session: seconds
+    //    for `deja sessions` and the timeline at a million messages.
+    r#"
+CREATE INDEX sessions_project_dir ON sessions (project_id, harness)
+    WHERE project_dir IS NOT NULL;
+"#,
 ];
 
 /// The schema version this deja writes.

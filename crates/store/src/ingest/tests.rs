@@ -1024,7 +1024,8 @@ fn a_store_of_schema_thirteen_lists_its_waiting_messages_when_opened() {
         .execute_batch(
             "DROP TRIGGER messages_wait_ai; DROP TRIGGER messages_wait_au;
              DROP TRIGGER chunks_wait_ai; DROP TRIGGER chunks_wait_ad;
-             DROP TABLE waiting_units; PRAGMA user_version = 13;",
+             DROP TABLE waiting_units; DROP INDEX sessions_project_dir;
+             PRAGMA user_version = 13;",
         )
         .unwrap();
     drop(store);

@@ -44,6 +44,11 @@ fn month_bounds(m: &str) -> Option<(i64, i64)> {
     Some((month_start(y, mo)?, month_start(ny, nmo)?))
 }
 
+/// Most sessions a row of the month lists by name (the newest): a month of
+/// a large history (or of many undated sessions, dated by their files)
+/// holds tens of thousands, which would make the page megabytes long.
+pub const LISTED: usize = 50;
+
 /// Each month's sessions, messages and sessions per harness.
 #[derive(Default)]
 struct Month {
@@ -129,9 +134,12 @@ pub fn page(site: &mut Site<'_>, request: &Request) -> Result<Page> {
                                 details {
                                     summary { "list" }
                                     ul.sessions {
-                                        @for r in list {
+                                        @for r in newest(list) {
                                             li { a href=(session_href(&r.id, None)) { (dated(r.started_at, r.date_approximate)) }
                                                 " " span.title { (stored(&session_title(r, 100))) } }
+                                        }
+                                        @if list.len() > LISTED {
+                                            li.more { "and " (list.len() - LISTED) " older sessions of this month (deja sessions lists them)" }
                                         }
                                     }
                                 }
@@ -161,4 +169,12 @@ pub fn page(site: &mut Site<'_>, request: &Request) -> Result<Page> {
         }
     };
     Ok(Page::html(200, layout("Timeline", Nav::Timeline, body)))
+}
+
+/// The [`LISTED`] newest of `list`, newest first.
+fn newest<'a>(list: &[&'a SessionRow]) -> Vec<&'a SessionRow> {
+    let mut sorted = list.to_vec();
+    sorted.sort_by(|a, b| b.started_at.cmp(&a.started_at).then(b.row.cmp(&a.row)));
+    sorted.truncate(LISTED);
+    sorted
 }

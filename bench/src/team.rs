@@ -32,6 +32,8 @@ pub struct TeamCost {
     pub push_rss: u64,
     /// A push with nothing changed, seconds.
     pub noop_push_s: f64,
+    /// The team store's database on the server after the push, bytes.
+    pub server_bytes: u64,
     /// Pull into an empty home without embedding, seconds.
     pub pull_s: f64,
     /// Its peak memory, bytes.
@@ -126,6 +128,11 @@ pub fn run(deja: &Path, server: &ScratchServer, messages: usize, embed: bool) ->
     let (first, push) = measured_json(&a, &["team", "push", "--json"])?;
     let push_s = push.wall.as_secs_f64();
     let (_, noop_push_s) = json_of(&a, &["team", "push", "--json"])?;
+    let server_bytes = server
+        .psql(&db, "SELECT pg_database_size(current_database())")?
+        .trim()
+        .parse()
+        .context("the size of the team database")?;
     let pushed = first["messages"].as_u64().unwrap_or(0);
     let sessions = first["pushed"].as_u64().unwrap_or(0);
 
@@ -160,6 +167,7 @@ pub fn run(deja: &Path, server: &ScratchServer, messages: usize, embed: bool) ->
         push_s,
         push_rss: push.peak_rss,
         noop_push_s,
+        server_bytes,
         pull_s,
         pull_rss: pull.peak_rss,
         pull_embed_s,
@@ -224,7 +232,7 @@ pub fn server() -> Result<ScratchServer> {
 pub fn table(rows: &[TeamCost]) -> String {
     use std::fmt::Write as _;
     let mut s = String::from(
-        "| messages | sessions | push s (msg/s) | push, nothing changed, s | pull without embedding s (msg/s) | pull with embedding s (msg/s) | peak RSS push / pull MB |\n|---|---|---|---|---|---|---|\n",
+        "| messages | sessions | push s (msg/s) | push, nothing changed, s | pull without embedding s (msg/s) | pull with embedding s (msg/s) | peak RSS push / pull MB | team database MB (bytes a message) |\n|---|---|---|---|---|---|---|---|\n",
     );
     let rate = |n: u64, secs: f64| n as f64 / secs.max(1e-9);
     for r in rows {
@@ -234,7 +242,7 @@ pub fn table(rows: &[TeamCost]) -> String {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {:.1} ({:.0}) | {:.2} | {:.1} ({:.0}) | {embed} | {:.0} / {:.0} |",
+            "| {} | {} | {:.1} ({:.0}) | {:.2} | {:.1} ({:.0}) | {embed} | {:.0} / {:.0} | {:.0} ({:.0}) |",
             r.messages,
             r.sessions,
             r.push_s,
@@ -244,6 +252,8 @@ pub fn table(rows: &[TeamCost]) -> String {
             rate(r.messages, r.pull_s),
             crate::env::mb(r.push_rss),
             crate::env::mb(r.pull_rss),
+            crate::env::mb(r.server_bytes),
+            r.server_bytes as f64 / r.messages.max(1) as f64,
         );
     }
     let with: Vec<(&TeamCost, &VectorCost)> = rows

@@ -353,6 +353,7 @@ impl Segment {
 
     /// Slots of the graph that hold no key: removed units whose vectors
     /// usearch keeps until a new vector takes the slot.
+    #[cfg(test)]
     pub(crate) fn freed_slots(&self) -> usize {
         self.index.stats().nodes.saturating_sub(self.index.size())
     }
@@ -364,8 +365,9 @@ impl Segment {
     /// (then some freed slot may still hold its old vector, and the caller
     /// writes the segment anew).
     pub(crate) fn scrub_freed(&mut self) -> Result<bool> {
+        // `stats` walks every node: once before, once after.
         let slots = self.index.stats().nodes;
-        let freed = self.freed_slots();
+        let freed = slots.saturating_sub(self.index.size());
         if freed == 0 {
             return Ok(true);
         }
@@ -1011,6 +1013,13 @@ fn add_in_parallel(
         let mut block: Vec<(u64, Vec<f32>)> = Vec::with_capacity(ids.len());
         for id in ids {
             if let Some(v) = unit_vector(store, &mut stmt, *id, model)? {
+                if v.len() != segment.dims {
+                    return Err(segment.err(format!(
+                        "vector of {} dimensions for an index of {}",
+                        v.len(),
+                        segment.dims
+                    )));
+                }
                 block.push((*id as u64, v));
             }
         }
@@ -1021,13 +1030,6 @@ fn add_in_parallel(
                 .map(|part| {
                     scope.spawn(move || {
                         for (key, v) in part {
-                            if v.len() != segment.dims {
-                                return Some(format!(
-                                    "vector of {} dimensions for an index of {}",
-                                    v.len(),
-                                    segment.dims
-                                ));
-                            }
                             if let Err(e) = segment.index.add(*key, v) {
                                 return Some(e.to_string());
                             }

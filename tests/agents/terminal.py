@@ -12,7 +12,8 @@ steps are played in order. Python 3.11 standard library only.
 Steps (a JSON list):
   {"screen": "text"}                   wait until the program has drawn text
                                        (its output with the terminal's control
-                                       sequences taken out holds it)
+                                       sequences and all white space taken out
+                                       holds it without its white space)
   {"file": "PATH", "contains": "text"} wait until the file PATH holds text
                                        (UTF-8), as a program's database does
                                        once it has committed what it shows
@@ -53,6 +54,15 @@ CONTROL = re.compile(
 
 def plain(raw: bytes) -> str:
     return CONTROL.sub("", raw.decode("utf-8", errors="replace"))
+
+
+def squeezed(text: str) -> str:
+    """Text without its white space. A screen is matched this way because a
+    program that redraws only the cells that changed (prompt_toolkit does)
+    moves the cursor over a blank cell that was blank before instead of
+    writing a space, so the drawn words run together once the control
+    sequences are taken out, or not, depending on what the screen held."""
+    return "".join(text.split())
 
 
 def main() -> int:
@@ -127,7 +137,8 @@ def main() -> int:
                 pump(0.05)
             continue
         if "screen" in step:
-            met = lambda: step["screen"] in plain(bytes(raw))
+            wanted_text = squeezed(step["screen"])
+            met = lambda: wanted_text in squeezed(plain(bytes(raw)))
         elif "file" in step:
             wanted = step["contains"].encode("utf-8")
 

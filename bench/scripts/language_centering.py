@@ -5,9 +5,10 @@ out, measured offline on a store that `deja-bench quality` embedded.
 A multilingual model places every text partly by its language: a Chinese
 query lands near Chinese messages whatever they say, so on a history that is
 mostly English an English session is far from a Chinese question about it.
-This replays semantic ranking (each session ranked by its best unit's
-cosine, as `deja recall --mode semantic` ranks sessions before its
-per-session evidence) four ways on the store's own vectors:
+This replays ranking by meaning (each session ranked by its best unit's
+cosine: recall's semantic half without its discount for a long message's
+many windows, its per-session evidence and its fusion with the words) four
+ways on the store's own vectors:
 
   raw               the cosines recall uses today
   centered A        each unit and the query minus A times the mean vector of

@@ -22,7 +22,7 @@ use crate::common::{fixtures, repo, Output, Sandbox};
 use crate::mcp::clients_dir;
 
 /// How long one agent run may take before it is killed.
-const AGENT_TIMEOUT: Duration = Duration::from_secs(120);
+const AGENT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// What the user asks every agent.
 pub(crate) const QUESTION: &str = "what was that tenant predicate bug?";

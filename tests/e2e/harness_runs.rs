@@ -232,7 +232,7 @@ pub(crate) fn in_terminal(
         .arg(&steps_path)
         .arg("--log")
         .arg(r.run_dir.join(format!("{name}.terminal.log")))
-        .args(["--rows", "40", "--cols", "160", "--timeout", "100", "--"])
+        .args(["--rows", "40", "--cols", "160", "--timeout", "270", "--"])
         .arg(program)
         .args(args);
     cmd

@@ -17,28 +17,68 @@ ways on the store's own vectors:
   blend A           the mean of raw and centered A
   centered global   every vector minus the store's one mean
 
+and, given --parallel, two ways whose means come from no store but from the
+same sentences in each language (the translations of Django's own messages,
+from its wheel on PyPI: every message translated into Chinese, Japanese,
+Korean and Russian, about 860):
+
+  parallel means A    each unit and the query minus A times the mean vector
+                      of the translations in its script
+  parallel offsets A  each unit and the query in another script moved by A
+                      times the difference between its script's mean and
+                      English's; English vectors are left as they are
+
 and reports session hit@1 / hit@5 by the set's kind and language.
 
-usage: language_centering.py STORE MODEL_DIR SET.jsonl [SET.jsonl ...]
+usage: language_centering.py [--parallel DJANGO_WHEEL] STORE MODEL_DIR SET.jsonl [SET.jsonl ...]
   STORE      a home's index.sqlite (read only)
   MODEL_DIR  the model folder the store was embedded with (its model.onnx and
              tokenizer.json embed the queries, mean pooled; "query: " before
-             them when the folder's name says e5)
+             them when the folder's name says e5, "passage: " before a
+             translation)
+  DJANGO_WHEEL  e.g. `pip download django==5.2.8 --no-deps` (sha256
+             37e687f7bd73ddf043e2b6b97cfe02fcbb11f2dbb3adccc6a2b18c6daa054d7f)
 
 numpy, onnxruntime and tokenizers are needed (PyPI).
 """
 
 import collections
+import gettext
+import io
 import json
 import os
 import sqlite3
 import sys
+import zipfile
 
 import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
 MIN_UNITS = 20  # a script with fewer units in the store uses the store's mean
+
+# Django's locale folders, by the script name `script` gives their texts.
+PARALLEL = {"zh": "zh_Hans", "ja": "ja", "ko": "ko", "cyrillic": "ru"}
+
+
+def translations(wheel: str) -> dict:
+    """Every message of Django's catalogs translated into all of PARALLEL's
+    languages: {script: [text, ...]}, the English originals under "latin",
+    in the same order for every script."""
+    z = zipfile.ZipFile(wheel)
+    catalogs = {}
+    for key, locale in PARALLEL.items():
+        merged = {}
+        for name in z.namelist():
+            if name.endswith(".mo") and f"/locale/{locale}/LC_MESSAGES/" in name:
+                catalog = gettext.GNUTranslations(io.BytesIO(z.read(name)))._catalog
+                merged.update({k: v for k, v in catalog.items() if isinstance(k, str) and k and v})
+        catalogs[key] = merged
+    common = sorted(set.intersection(*(set(c) for c in catalogs.values())))
+    out = {"latin": [m.split("\x04")[-1] for m in common]}
+    for key, catalog in catalogs.items():
+        out[key] = [catalog[m] for m in common]
+    return out
 
 
 def script(text: str) -> str:
@@ -73,7 +113,11 @@ def vector(blob: bytes) -> np.ndarray:
 
 
 def main() -> None:
-    store, model_dir, sets = sys.argv[1], sys.argv[2], sys.argv[3:]
+    args = sys.argv[1:]
+    wheel = None
+    if args[:1] == ["--parallel"]:
+        wheel, args = args[1], args[2:]
+    store, model_dir, sets = args[0], args[1], args[2:]
     con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     model = con.execute("SELECT model FROM embeddings LIMIT 1").fetchone()[0]
     rows = con.execute(
@@ -100,8 +144,8 @@ def main() -> None:
     inputs = {i.name for i in onnx.get_inputs()}
     e5 = "e5" in os.path.basename(os.path.normpath(model_dir))
 
-    def embed(text: str) -> np.ndarray:
-        enc = tok.encode(("query: " + text) if e5 else text)
+    def embed(text: str, prefix: str = "query: ") -> np.ndarray:
+        enc = tok.encode((prefix + text) if e5 else text)
         ids = np.array([enc.ids], dtype=np.int64)
         mask = np.array([enc.attention_mask], dtype=np.int64)
         feed = {"input_ids": ids, "attention_mask": mask}
@@ -144,6 +188,31 @@ def main() -> None:
         ways.append((f"blend {a}", blend(a)))
     ways.append(("centered global", global_centered()))
 
+    if wheel:
+        texts = translations(wheel)
+        pm = {k: np.stack([embed(t, "passage: ") for t in v]).mean(0) for k, v in texts.items()}
+        print(f"parallel means from {len(texts['latin'])} messages in {sorted(texts)}")
+        zero = np.zeros_like(overall)
+
+        def shifted(shift):
+            """Scores with every vector v of script s replaced by v - shift(s)."""
+            docs = units - np.stack([shift(s) for s in scripts])
+            docs /= np.linalg.norm(docs, axis=1, keepdims=True)
+
+            def score(q, s):
+                q = q - shift(s)
+                return docs @ (q / np.linalg.norm(q))
+
+            return score
+
+        for a in (0.5, 0.75, 1.0):
+            ways.append((f"parallel means {a}", shifted(lambda s, a=a: a * pm.get(s, pm["latin"]))))
+        for a in (0.5, 1.0, 1.5):
+            ways.append((
+                f"parallel offsets {a}",
+                shifted(lambda s, a=a: a * (pm[s] - pm["latin"]) if s in pm else zero),
+            ))
+
     groups = sorted({group for it, _, _ in queries for group in keys(it)})
     print("| way | " + " | ".join(f"{g} (n {sum(g in keys(it) for it, _, _ in queries)})" for g in groups) + " |")
     print("|---|" + "---|" * len(groups))
@@ -169,8 +238,9 @@ def keys(item: dict) -> list:
     lang = item.get("lang", "en")
     if item.get("id", "").startswith("r"):
         return ["English set", f"English set: {item['kind']}"] if item["kind"] == "paraphrase" else ["English set"]
-    kind = item["kind"] if item["kind"] != "cross" else f"cross ({lang} query)"
-    return ["languages set", kind]
+    if item["kind"] == "cross":
+        return ["languages set", f"cross ({lang} query)", "cross, all"]
+    return ["languages set", item["kind"]]
 
 
 if __name__ == "__main__":

@@ -163,48 +163,36 @@ def main() -> None:
     items = [it for it in items if any(s in present for s in it["sessions"])]
     queries = [(it, embed(it["query"]), script(it["query"])) for it in items]
 
-    def centered(alpha: float):
-        docs = units - alpha * np.stack([mean_of(s) for s in scripts])
+    def shifted(shift):
+        """Scores with every vector v of script s, and the query, replaced by
+        v - shift(s) and normalized again."""
+        docs = units - np.stack([shift(s) for s in scripts])
         docs /= np.linalg.norm(docs, axis=1, keepdims=True)
 
         def score(q, s):
-            q = q - alpha * mean_of(s)
+            q = q - shift(s)
             return docs @ (q / np.linalg.norm(q))
 
         return score
+
+    def centered(alpha: float):
+        return shifted(lambda s: alpha * mean_of(s))
 
     def blend(alpha: float):
         c = centered(alpha)
         return lambda q, s: 0.5 * (units @ q + c(q, s))
 
-    def global_centered():
-        docs = units - overall
-        docs /= np.linalg.norm(docs, axis=1, keepdims=True)
-        return lambda q, s: docs @ ((q - overall) / np.linalg.norm(q - overall))
-
     ways = [("raw", lambda q, s: units @ q)]
     for a in (0.5, 0.75, 1.0):
         ways.append((f"centered {a}", centered(a)))
         ways.append((f"blend {a}", blend(a)))
-    ways.append(("centered global", global_centered()))
+    ways.append(("centered global", shifted(lambda s: overall)))
 
     if wheel:
         texts = translations(wheel)
         pm = {k: np.stack([embed(t, "passage: ") for t in v]).mean(0) for k, v in texts.items()}
         print(f"parallel means from {len(texts['latin'])} messages in {sorted(texts)}")
         zero = np.zeros_like(overall)
-
-        def shifted(shift):
-            """Scores with every vector v of script s replaced by v - shift(s)."""
-            docs = units - np.stack([shift(s) for s in scripts])
-            docs /= np.linalg.norm(docs, axis=1, keepdims=True)
-
-            def score(q, s):
-                q = q - shift(s)
-                return docs @ (q / np.linalg.norm(q))
-
-            return score
-
         for a in (0.5, 0.75, 1.0):
             ways.append((f"parallel means {a}", shifted(lambda s, a=a: a * pm.get(s, pm["latin"]))))
         for a in (0.5, 1.0, 1.5):

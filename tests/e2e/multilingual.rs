@@ -43,6 +43,21 @@ fn check(home: &Path, extra: &[&str]) -> (i32, String) {
     )
 }
 
+/// `scripts/fetch-model --multilingual` installing into the data folder
+/// `home`: its exit code and what it said.
+fn install(home: &Path) -> (i32, String) {
+    let out = Command::new("python3")
+        .arg(crate::common::repo().join("scripts/fetch-model"))
+        .args(["--multilingual", "--home"])
+        .arg(home)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// A copy of `from` in `to`: small files copied (so they can be changed),
 /// large ones linked.
 fn mirror(from: &Path, to: &Path) {
@@ -84,8 +99,36 @@ fn check_verifies_the_multilingual_model_file_by_file() {
     assert_eq!(card["query_prefix"], "query: ");
     assert_eq!(card["passage_prefix"], "passage: ");
     assert_eq!(card["pooling"], "mean");
+    assert_eq!(card["script_means"], "script-means.json");
+    let means: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(folder.join("script-means.json")).unwrap()).unwrap();
+    for script in ["latin", "cyrillic", "zh", "ja", "ko"] {
+        assert_eq!(
+            means["means"][script].as_array().map(Vec::len),
+            Some(384),
+            "{script}"
+        );
+    }
     let about = std::fs::read_to_string(folder.join("MODEL")).unwrap();
     assert!(about.contains("license: MIT"), "{about}");
+
+    // Changed means fail the check; installing again writes them back
+    // without converting the model again.
+    let pinned = std::fs::read(folder.join("script-means.json")).unwrap();
+    std::fs::write(folder.join("script-means.json"), r#"{"means": {}}"#).unwrap();
+    let (code, said) = check(&home, &[]);
+    assert_eq!(code, 1, "{said}");
+    assert!(
+        said.contains("script-means.json does not match its pinned sha256"),
+        "{said}"
+    );
+    let (code, said) = install(&home);
+    assert_eq!(code, 0, "{said}");
+    assert!(!said.contains("converting"), "{said}");
+    assert_eq!(
+        std::fs::read(folder.join("script-means.json")).unwrap(),
+        pinned
+    );
 
     // A changed card fails the check, naming the file, with or without the flag.
     std::fs::write(
@@ -300,4 +343,82 @@ fn an_english_history_keeps_minilm_and_the_config_wins() {
         out.stdout,
         out.stderr
     );
+}
+
+/// Settings that embed with the model in `model_dir`.
+fn e5_settings(model_dir: PathBuf) -> deja_embed::Settings {
+    deja_embed::Settings {
+        model_dir,
+        runtime_candidates: vec![crate::common::installed_model().1],
+        max_tokens: 256,
+        overlap_tokens: 32,
+        context_tokens: 48,
+        max_windows: 0,
+        first_windows: 0,
+        batch_size: 64,
+        batch_tokens: 512,
+        threads: 0,
+        enabled: true,
+        cache_dir: None,
+    }
+}
+
+#[test]
+fn every_vector_loses_its_scripts_mean_when_stored_and_when_asked() {
+    use deja_embed::query::QueryEncoder;
+    use deja_embed::{dot, normalize, Embedder};
+    let installed = installed_e5();
+    // The same model without its means table.
+    let dir = tempfile::tempdir().unwrap();
+    let plain_dir = dir.path().join(E5);
+    mirror(&installed, &plain_dir);
+    std::fs::write(
+        plain_dir.join("deja-model.json"),
+        r#"{"query_prefix": "query: ", "passage_prefix": "passage: ", "pooling": "mean"}"#,
+    )
+    .unwrap();
+    let (centered, plain) = (e5_settings(installed.clone()), e5_settings(plain_dir));
+    let table: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(installed.join("script-means.json")).unwrap())
+            .unwrap();
+    let mean = |script: &str| -> Vec<f32> {
+        table["means"][script]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap() as f32)
+            .collect()
+    };
+    let by_hand = |mut v: Vec<f32>, script: &str| {
+        for (x, m) in v.iter_mut().zip(mean(script)) {
+            *x -= m;
+        }
+        normalize(&mut v);
+        v
+    };
+    let texts = [
+        ("the memory keeps growing after hours", "latin"),
+        ("服务运行几个小时后内存一直增长", "zh"),
+        ("数時間動かすとメモリが増え続ける", "ja"),
+        ("몇 시간 후 메모리가 계속 늘어난다", "ko"),
+        ("память растёт через несколько часов", "cyrillic"),
+        ("Η μνήμη αυξάνεται", "latin"),
+    ];
+    let mut bulk = Embedder::load(&centered, None).unwrap();
+    let mut bulk_plain = Embedder::load(&plain, None).unwrap();
+    assert_ne!(bulk.id(), bulk_plain.id(), "other means, another model id");
+    let mut query = QueryEncoder::load(&centered).unwrap();
+    let mut query_plain = QueryEncoder::load(&plain).unwrap();
+    let batch: Vec<String> = texts.iter().map(|t| t.0.to_string()).collect();
+    let stored = bulk.embed(&batch).unwrap();
+    let stored_plain = bulk_plain.embed(&batch).unwrap();
+    for (i, (text, script)) in texts.iter().enumerate() {
+        let want = by_hand(stored_plain[i].clone(), script);
+        assert!(dot(&stored[i], &want) > 0.9999, "{text}: stored");
+        let asked = query.encode(text).unwrap();
+        let want = by_hand(query_plain.encode(text).unwrap(), script);
+        assert!(dot(&asked, &want) > 0.9999, "{text}: asked");
+        let probe = bulk.embed_query(text).unwrap();
+        assert!(dot(&probe, &asked) > 0.9999, "{text}: the indexer's query");
+    }
 }

@@ -2,10 +2,13 @@
 //! texts it expects before queries and passages (E5-style models are trained
 //! with `query: ` and `passage: `, BGE with an instruction before queries),
 //! and how its token states become one vector (the mean over the tokens, as
-//! sentence-transformers' MiniLM and E5 do, or the first token's, as BGE does).
+//! sentence-transformers' MiniLM and E5 do, or the first token's, as BGE does),
+//! and which table of per-script means is taken out of its vectors
+//! ([`crate::centering`]).
 
 use std::path::Path;
 
+use crate::centering::ScriptMeans;
 use crate::EmbedError;
 
 /// The file in a model folder that describes the model.
@@ -22,7 +25,7 @@ pub enum Pooling {
 }
 
 /// What `deja-model.json` says; the defaults without one.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ModelCard {
     /// Put before a query.
     pub query_prefix: String,
@@ -30,6 +33,9 @@ pub struct ModelCard {
     pub passage_prefix: String,
     /// How token states are pooled.
     pub pooling: Pooling,
+    /// The per-script means subtracted from every vector (`script_means`:
+    /// a file in the model folder).
+    pub centering: Option<ScriptMeans>,
 }
 
 impl ModelCard {
@@ -69,16 +75,30 @@ impl ModelCard {
                 )))
             }
         };
+        let centering = match field("script_means")?.as_str() {
+            "" => None,
+            name if Path::new(name).file_name() == Some(std::ffi::OsStr::new(name)) => {
+                Some(ScriptMeans::read(&model_dir.join(name))?)
+            }
+            other => {
+                return Err(bad(format!(
+                    "`script_means` must name a file in the model folder, not {other:?}"
+                )))
+            }
+        };
         Ok(ModelCard {
             query_prefix: field("query_prefix")?,
             passage_prefix: field("passage_prefix")?,
             pooling,
+            centering,
         })
     }
 
     /// The part of the model id that tells cards apart: empty for the
     /// defaults (so ids stay what they were); `/p` and a short hash of both
-    /// prefixes when there are any, and `/cls` for first-token pooling.
+    /// prefixes when there are any, `/cls` for first-token pooling, and
+    /// `/c` and a short hash of the means table when there is one (new
+    /// means are a new model: its vectors are made again).
     pub fn tag(&self) -> String {
         let mut tag = String::new();
         if !(self.query_prefix.is_empty() && self.passage_prefix.is_empty()) {
@@ -90,6 +110,10 @@ impl ModelCard {
         }
         if self.pooling == Pooling::Cls {
             tag.push_str("/cls");
+        }
+        if let Some(means) = &self.centering {
+            tag.push_str("/c");
+            tag.push_str(means.hash().get(..8).unwrap_or(means.hash()));
         }
         tag
     }
@@ -105,6 +129,7 @@ mod tests {
             query_prefix: query_prefix.into(),
             passage_prefix: passage_prefix.into(),
             pooling,
+            centering: None,
         }
     }
 
@@ -156,5 +181,34 @@ mod tests {
         std::fs::write(dir.path().join(FILE), "{").unwrap();
         let e = ModelCard::of(dir.path()).unwrap_err().to_string();
         assert!(e.contains("not valid JSON"), "{e}");
+    }
+
+    #[test]
+    fn a_means_table_is_read_from_the_folder_and_changes_the_tag() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+        write(
+            FILE,
+            r#"{"query_prefix": "query: ", "script_means": "means.json"}"#,
+        );
+        // A card naming a missing table is an error naming the table.
+        let e = ModelCard::of(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("means.json"), "{e}");
+        write("means.json", r#"{"means": {"latin": [1, 0]}}"#);
+        let a = ModelCard::of(dir.path()).unwrap();
+        let plain = ModelCard {
+            centering: None,
+            ..a.clone()
+        };
+        assert!(a.centering.is_some());
+        assert_eq!(a.tag().len(), plain.tag().len() + 10, "{}", a.tag());
+        assert!(a.tag().starts_with(&plain.tag()) && a.tag().contains("/c"));
+        // Other means, another tag: the store's vectors are made again.
+        write("means.json", r#"{"means": {"latin": [0, 1]}}"#);
+        assert_ne!(ModelCard::of(dir.path()).unwrap().tag(), a.tag());
+        // Only a file in the model folder may be named.
+        write(FILE, r#"{"script_means": "../means.json"}"#);
+        let e = ModelCard::of(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("a file in the model folder"), "{e}");
     }
 }

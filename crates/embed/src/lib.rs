@@ -8,9 +8,11 @@
 //! - [`query`]: the query-time encoder, loaded as fast as possible.
 //! - [`window`]: token windows and neighbour context.
 //! - [`card`]: what a model folder says of its model (prefixes, pooling).
+//! - [`centering`]: each script's mean taken out of a multilingual model's vectors.
 //! - [`choice`]: which installed model embeds a history the config leaves open.
 
 pub mod card;
+pub mod centering;
 pub mod choice;
 pub mod install;
 pub mod query;
@@ -552,8 +554,11 @@ impl Embedder {
             vectors.append(&mut out);
             done(end);
         }
-        for v in &mut vectors {
+        for (v, text) in vectors.iter_mut().zip(texts) {
             normalize(v);
+            if let Some(means) = &self.card.centering {
+                means.center(text, v)?;
+            }
         }
         Ok(vectors)
     }

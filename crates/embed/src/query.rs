@@ -23,6 +23,7 @@ use ort::value::Tensor;
 use tokenizers::{Tokenizer, TruncationParams};
 
 use super::card::{ModelCard, Pooling};
+use super::centering::ScriptMeans;
 use super::{environment, normalize, EmbedError, Settings};
 
 /// Encodes queries, one at a time.
@@ -33,6 +34,7 @@ pub struct QueryEncoder {
     model_dir: PathBuf,
     prefix: String,
     pooling: Pooling,
+    centering: Option<ScriptMeans>,
 }
 
 impl QueryEncoder {
@@ -90,17 +92,18 @@ impl QueryEncoder {
             model_dir: settings.model_dir.clone(),
             prefix: card.query_prefix,
             pooling: card.pooling,
+            centering: card.centering,
         })
     }
 
     /// The unit-length embedding of the query `text` (after the model's
     /// query prefix).
-    pub fn encode(&mut self, text: &str) -> Result<Vec<f32>, EmbedError> {
+    pub fn encode(&mut self, query: &str) -> Result<Vec<f32>, EmbedError> {
         let prefixed;
         let text = if self.prefix.is_empty() {
-            text
+            query
         } else {
-            prefixed = format!("{}{text}", self.prefix);
+            prefixed = format!("{}{query}", self.prefix);
             prefixed.as_str()
         };
         let err = |message: String| EmbedError::Model {
@@ -139,6 +142,9 @@ impl QueryEncoder {
         let mut v = pool(shape, data, &mask, self.pooling)
             .ok_or_else(|| err(format!("unexpected output shape {shape:?}")))?;
         normalize(&mut v);
+        if let Some(means) = &self.centering {
+            means.center(query, &mut v)?;
+        }
         Ok(v)
     }
 }

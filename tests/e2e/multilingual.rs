@@ -422,3 +422,91 @@ fn every_vector_loses_its_scripts_mean_when_stored_and_when_asked() {
         assert!(dot(&probe, &asked) > 0.9999, "{text}: the indexer's query");
     }
 }
+
+/// English sessions on other topics, for a history mostly in English.
+const MORE_ENGLISH: &[(&str, &str)] = &[
+    (
+        "the docker image is too large",
+        "Multi-stage build: the final image is 80 MB now.",
+    ),
+    (
+        "flaky test in the payment module",
+        "It depended on the wall clock; it uses a fixed clock now.",
+    ),
+    (
+        "add pagination to the orders endpoint",
+        "Cursor pagination added, 50 items per page.",
+    ),
+    (
+        "the CSS grid collapses on mobile",
+        "A min-width on the sidebar fixed the layout.",
+    ),
+    (
+        "upgrade the ORM to the new major version",
+        "Upgraded; two deprecated query helpers were replaced.",
+    ),
+    (
+        "why is the login page slow",
+        "The avatar images were not cached; they are now.",
+    ),
+    (
+        "set up lint rules for the frontend",
+        "ESLint with the recommended rules runs in CI now.",
+    ),
+    (
+        "the cron job runs twice",
+        "Two replicas each scheduled it; a lock makes it run once.",
+    ),
+    (
+        "write a migration for the new column",
+        "The migration adds the column with a default and backfills it.",
+    ),
+    (
+        "the webhook signature check fails",
+        "The raw body was parsed before hashing; it hashes the raw bytes now.",
+    ),
+    (
+        "translate error messages for the API",
+        "Messages come from a catalogue keyed by error code now.",
+    ),
+    (
+        "the search box ignores accents",
+        "Search folds diacritics on both sides now.",
+    ),
+];
+
+#[test]
+fn on_a_mostly_english_history_a_question_finds_the_session_in_another_language() {
+    installed_e5();
+    let chats: Vec<(&str, &str)> = ENGLISH
+        .iter()
+        .chain(MORE_ENGLISH)
+        .chain(CJK)
+        .copied()
+        .collect();
+    let sb = history(true, "model = \"multilingual\"\n", &chats);
+    sb.ok(&["index"]);
+    // Questions that share no word with their session, as `deja recall`
+    // lists them (hybrid, the first three sessions).
+    let first_three = |query: &str| -> Vec<String> {
+        let hits = sb.ok(&["recall", "--json", "-n", "3", query]).json();
+        hits["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["text"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let found = first_three("memory keeps growing after the service runs for hours");
+    assert!(found.iter().any(|t| t.contains("内存")), "{found:#?}");
+    let found = first_three("数据库连接超时导致持续集成里的测试失败");
+    assert!(
+        found.iter().any(|t| t.contains("データベース接続")),
+        "{found:#?}"
+    );
+    let found = first_three("账单查询返回了别的客户的数据");
+    assert!(
+        found.iter().any(|t| t.contains("tenant predicate")),
+        "{found:#?}"
+    );
+}

@@ -273,6 +273,18 @@ fn a_history_mostly_in_chinese_or_japanese_is_embedded_by_the_multilingual_model
         text.contains("chosen") && text.contains("non-Latin script"),
         "{text}"
     );
+    // Doctor names the table of means the model takes out.
+    assert!(
+        text.contains("each script's mean vector is taken out"),
+        "{text}"
+    );
+    let doctor = sb.run(&["doctor", "--json"]).json();
+    assert!(
+        doctor["model"]["script_means"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("script-means.json")),
+        "{doctor:#}"
+    );
     // An English question finds the Chinese answer by meaning.
     let hits = sb
         .ok(&[
@@ -316,6 +328,9 @@ fn an_english_history_keeps_minilm_and_the_config_wins() {
     assert_eq!(dir, "all-MiniLM-L6-v2-int8", "{why}");
     assert!(id.starts_with("all-MiniLM-L6-v2-int8@"), "{id}");
     assert!(why.contains("0% of the history's messages"), "{why}");
+    // MiniLM takes no means out.
+    let doctor = sb.run(&["doctor", "--json"]).json();
+    assert!(doctor["model"].get("script_means").is_none(), "{doctor:#}");
 
     // The config names the model: it wins over the history, and changing it
     // re-embeds the store with the other model.

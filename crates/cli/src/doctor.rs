@@ -379,6 +379,7 @@ fn model<'a>(
         model_dir: &settings.model_dir,
         runtime: runtime.ok(),
         status: None,
+        script_means: None,
         why: None,
     };
     if settings.enabled {
@@ -388,6 +389,7 @@ fn model<'a>(
                 model_json.status = Some("ok".into());
                 model_json.id = Some(e.id().into());
                 model_json.dims = Some(e.dims());
+                model_json.script_means = e.script_means().map(Path::to_path_buf);
                 model_json.load_ms = Some(started.elapsed().as_millis() as u64);
                 if let Some(s) = store {
                     if let Some(stored) = s.meta("embed_model")? {
@@ -610,6 +612,13 @@ fn print_text(app: &App, report: &out::Doctor<'_>, problems: &[Problem]) {
     );
     if let Some(why) = &m.why {
         println!("{:<9} {why}", s.bold("chosen"));
+    }
+    if let Some(means) = &m.script_means {
+        println!(
+            "{:<9} {} (each script's mean vector is taken out of every vector)",
+            s.bold("means"),
+            means.display()
+        );
     }
     if let Some(rt) = &m.runtime {
         println!("{:<9} {}", s.bold("runtime"), rt.display());

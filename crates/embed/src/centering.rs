@@ -109,6 +109,11 @@ impl ScriptMeans {
         })
     }
 
+    /// The table's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// sha256 of the table's file.
     pub fn hash(&self) -> &str {
         &self.hash

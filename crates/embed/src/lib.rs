@@ -462,6 +462,12 @@ impl Embedder {
         }
     }
 
+    /// The table of per-script means taken out of every vector, when the
+    /// model's card names one.
+    pub fn script_means(&self) -> Option<&Path> {
+        self.card.centering.as_ref().map(|m| m.path())
+    }
+
     /// Vector dimensions.
     pub fn dims(&self) -> usize {
         self.dims

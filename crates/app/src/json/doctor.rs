@@ -178,6 +178,10 @@ pub struct Model<'a> {
     /// `ok`, or why it did not load.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    /// The table of each script's mean vector the model takes out of every
+    /// vector, when its card names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub script_means: Option<PathBuf>,
     /// Why this model, when the config names no model folder (`embed.model`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
@@ -227,6 +231,7 @@ mod tests {
                 model_dir: p,
                 runtime: None,
                 status: Some("ok".into()),
+                script_means: None,
                 why: None,
             },
             plugins: vec![Plugin {
@@ -358,6 +363,7 @@ mod tests {
             model_dir: p,
             runtime: None,
             status: None,
+            script_means: None,
             why: None,
         };
         assert_eq!(keys(&model), ["enabled", "model_dir", "runtime"]);

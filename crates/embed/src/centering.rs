@@ -109,6 +109,11 @@ impl ScriptMeans {
         })
     }
 
+    /// How many values each mean has.
+    pub fn dims(&self) -> usize {
+        self.means.get("latin").map_or(0, Vec::len)
+    }
+
     /// The table's file.
     pub fn path(&self) -> &Path {
         &self.path

@@ -430,6 +430,15 @@ impl Embedder {
                 (id, dims)
             }
         };
+        if let Some(means) = card.centering.as_ref().filter(|m| m.dims() != dims) {
+            return Err(EmbedError::Model {
+                path: means.path().to_path_buf(),
+                message: format!(
+                    "its means have {} values, the model's vectors {dims}",
+                    means.dims()
+                ),
+            });
+        }
         Ok(Embedder {
             model,
             counter,
@@ -688,6 +697,35 @@ mod tests {
         assert_eq!(
             Settings::from_config(&c, home, data.path()).model_dir,
             dir(DEFAULT_MODEL)
+        );
+    }
+
+    #[test]
+    fn a_means_table_of_another_length_than_the_models_vectors_is_refused() {
+        let installed = settings(256, 32, 48);
+        let dir = tempfile::tempdir().unwrap();
+        for f in installed.model_files().unwrap() {
+            std::os::unix::fs::symlink(&f, dir.path().join(f.file_name().unwrap())).unwrap();
+        }
+        std::fs::remove_file(dir.path().join(card::FILE)).ok();
+        std::fs::write(
+            dir.path().join(card::FILE),
+            r#"{"script_means": "means.json"}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("means.json"),
+            r#"{"means": {"latin": [0.1, 0.2]}}"#,
+        )
+        .unwrap();
+        let s = Settings {
+            model_dir: dir.path().to_path_buf(),
+            ..installed
+        };
+        let e = Embedder::load(&s, None).err().unwrap().to_string();
+        assert!(
+            e.contains("means.json") && e.contains("2 values") && e.contains("384"),
+            "{e}"
         );
     }
 

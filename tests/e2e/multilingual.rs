@@ -525,3 +525,26 @@ fn on_a_mostly_english_history_a_question_finds_the_session_in_another_language(
         "{found:#?}"
     );
 }
+
+#[test]
+fn a_broken_means_table_is_reported_with_the_installer_as_the_fix() {
+    let installed = installed_e5();
+    let sb = history(false, "model = \"multilingual\"\n", CJK);
+    let folder = sb.data_dir().join("models").join(E5);
+    mirror(&installed, &folder);
+    std::fs::write(
+        folder.join("script-means.json"),
+        r#"{"means": {"latin": [1, 2]}}"#,
+    )
+    .unwrap();
+    let out = sb.run(&["doctor"]);
+    let text = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        text.contains("script-means.json") && text.contains("its means have 2 values"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fetch-model --multilingual to verify and reinstall"),
+        "{text}"
+    );
+}

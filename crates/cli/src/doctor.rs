@@ -411,6 +411,13 @@ fn model<'a>(
                             "run {} (recall still answers lexically)",
                             deja_embed::install::fetch_model_command_for(&settings.model_dir)
                         )
+                    } else if settings.model_dir.join("MODEL").is_file() {
+                        // A folder the installer made (it writes `MODEL`):
+                        // it checks the files and installs them again.
+                        format!(
+                            "run {} to verify and reinstall the model's files",
+                            deja_embed::install::fetch_model_command_for(&settings.model_dir)
+                        )
                     } else {
                         "check `embed.model_dir` and `embed.runtime` in the config".into()
                     },

@@ -700,6 +700,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_means_table_of_another_length_than_the_models_vectors_is_refused() {
         let installed = settings(256, 32, 48);

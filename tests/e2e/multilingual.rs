@@ -490,6 +490,12 @@ const MORE_ENGLISH: &[(&str, &str)] = &[
     ),
 ];
 
+/// A session in Russian.
+const RUSSIAN: &[(&str, &str)] = &[(
+    "Почему при нажатии горячей клавиши каждый раз вставляется один и тот же текст?",
+    "Распознанная фраза сохранялась в переменной и не очищалась после вставки; теперь буфер сбрасывается.",
+)];
+
 #[test]
 fn on_a_mostly_english_history_a_question_finds_the_session_in_another_language() {
     installed_e5();
@@ -497,6 +503,7 @@ fn on_a_mostly_english_history_a_question_finds_the_session_in_another_language(
         .iter()
         .chain(MORE_ENGLISH)
         .chain(CJK)
+        .chain(RUSSIAN)
         .copied()
         .collect();
     let sb = history(true, "model = \"multilingual\"\n", &chats);
@@ -522,6 +529,18 @@ fn on_a_mostly_english_history_a_question_finds_the_session_in_another_language(
     let found = first_three("账单查询返回了别的客户的数据");
     assert!(
         found.iter().any(|t| t.contains("tenant predicate")),
+        "{found:#?}"
+    );
+    // Russian too, English finding it and the reverse (these two also
+    // pass without the means on this small history; the three above do not).
+    let found = first_three("pressing the shortcut always pastes the same dictated words");
+    assert!(
+        found.iter().any(|t| t.contains("горячей клавиши")),
+        "{found:#?}"
+    );
+    let found = first_three("тест платежей зависел от текущего времени на часах");
+    assert!(
+        found.iter().any(|t| t.contains("payment module")),
         "{found:#?}"
     );
 }

@@ -43,13 +43,11 @@ numpy, onnxruntime and tokenizers are needed (PyPI).
 """
 
 import collections
-import gettext
-import io
+import importlib.util
 import json
 import os
 import sqlite3
 import sys
-import zipfile
 
 import numpy as np
 import onnxruntime as ort
@@ -57,28 +55,14 @@ from tokenizers import Tokenizer
 
 MIN_UNITS = 20  # a script with fewer units in the store uses the store's mean
 
-# Django's locale folders, by the script name `script` gives their texts.
-PARALLEL = {"zh": "zh_Hans", "ja": "ja", "ko": "ko", "cyrillic": "ru"}
-
-
 def translations(wheel: str) -> dict:
-    """Every message of Django's catalogs translated into all of PARALLEL's
-    languages: {script: [text, ...]}, the English originals under "latin",
-    in the same order for every script."""
-    z = zipfile.ZipFile(wheel)
-    catalogs = {}
-    for key, locale in PARALLEL.items():
-        merged = {}
-        for name in z.namelist():
-            if name.endswith(".mo") and f"/locale/{locale}/LC_MESSAGES/" in name:
-                catalog = gettext.GNUTranslations(io.BytesIO(z.read(name)))._catalog
-                merged.update({k: v for k, v in catalog.items() if isinstance(k, str) and k and v})
-        catalogs[key] = merged
-    common = sorted(set.intersection(*(set(c) for c in catalogs.values())))
-    out = {"latin": [m.split("\x04")[-1] for m in common]}
-    for key, catalog in catalogs.items():
-        out[key] = [catalog[m] for m in common]
-    return out
+    """Django's messages in every language the model's means table knows, as
+    scripts/script-means.py reads them for deja's table."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "script-means.py")
+    spec = importlib.util.spec_from_file_location("script_means", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.translations(wheel)
 
 
 def script(text: str) -> str:

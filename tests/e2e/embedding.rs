@@ -8,10 +8,15 @@ use deja_embed::{dot, Embedder, Settings};
 use crate::common::installed_model;
 
 fn settings() -> Settings {
-    let (model_dir, runtime) = installed_model();
+    settings_for(installed_model().0)
+}
+
+/// Settings that embed with the model in `model_dir` and the installed
+/// runtime, as the tests of the embedding paths use them.
+pub fn settings_for(model_dir: std::path::PathBuf) -> Settings {
     Settings {
         model_dir,
-        runtime_candidates: vec![runtime],
+        runtime_candidates: vec![installed_model().1],
         max_tokens: 256,
         overlap_tokens: 32,
         context_tokens: 48,

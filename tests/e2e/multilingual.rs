@@ -360,24 +360,6 @@ fn an_english_history_keeps_minilm_and_the_config_wins() {
     );
 }
 
-/// Settings that embed with the model in `model_dir`.
-fn e5_settings(model_dir: PathBuf) -> deja_embed::Settings {
-    deja_embed::Settings {
-        model_dir,
-        runtime_candidates: vec![crate::common::installed_model().1],
-        max_tokens: 256,
-        overlap_tokens: 32,
-        context_tokens: 48,
-        max_windows: 0,
-        first_windows: 0,
-        batch_size: 64,
-        batch_tokens: 512,
-        threads: 0,
-        enabled: true,
-        cache_dir: None,
-    }
-}
-
 #[test]
 fn every_vector_loses_its_scripts_mean_when_stored_and_when_asked() {
     use deja_embed::query::QueryEncoder;
@@ -392,7 +374,10 @@ fn every_vector_loses_its_scripts_mean_when_stored_and_when_asked() {
         r#"{"query_prefix": "query: ", "passage_prefix": "passage: ", "pooling": "mean"}"#,
     )
     .unwrap();
-    let (centered, plain) = (e5_settings(installed.clone()), e5_settings(plain_dir));
+    let (centered, plain) = (
+        crate::embedding::settings_for(installed.clone()),
+        crate::embedding::settings_for(plain_dir),
+    );
     let table: serde_json::Value =
         serde_json::from_slice(&std::fs::read(installed.join("script-means.json")).unwrap())
             .unwrap();

@@ -291,10 +291,12 @@ enum Cmd {
     /// lists, session evidence, the answers) as JSON lines on stdout, for
     /// studying ranking offline.
     Signals {
-        /// Which set: `locomo` or `real`.
+        /// Which set: `locomo`, `real`, `languages` (over the whole corpus),
+        /// `languages-cjk` (over its Chinese and Japanese histories) or `demo`.
         #[arg(long, default_value = "locomo")]
         set: String,
-        /// The kept, indexed benchmark (LoCoMo) or shared corpus (real set).
+        /// The kept, indexed benchmark (LoCoMo), shared corpus (real and
+        /// languages sets) or Chinese and Japanese histories.
         #[arg(long)]
         home: Option<PathBuf>,
     },
@@ -658,12 +660,23 @@ fn main() -> Result<()> {
                     let corpus = real::prepare(&deja, &shared, home.as_deref(), None)?;
                     signals::real(&corpus, &items, &mut out)?;
                 }
+                "languages" | "languages-cjk" => {
+                    let items = languages::load(&languages::default_set())?;
+                    let corpus = if set == "languages" {
+                        real::prepare(&deja, &shared, home.as_deref(), None)?
+                    } else {
+                        languages::prepare_cjk(&deja, &shared, home.as_deref())?
+                    };
+                    signals::languages(&corpus, &items, &mut out)?;
+                }
                 "demo" => {
                     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
                     let set = demo::prepare(&deja, &repo)?;
                     signals::demo(&set, &mut out)?;
                 }
-                other => anyhow::bail!("unknown set `{other}`: use locomo, real or demo"),
+                other => anyhow::bail!(
+                    "unknown set `{other}`: use locomo, real, languages, languages-cjk or demo"
+                ),
             }
             std::io::Write::flush(&mut out)?;
         }

@@ -180,3 +180,30 @@ pub fn real(
     }
     write_all(&corpus.env.database(), &corpus.env.vectors(), asks, out)
 }
+
+/// The languages set's queries (`bench/eval/languages.jsonl`), over the
+/// whole store of `corpus`: the whole shared corpus, or its Chinese and
+/// Japanese histories alone.
+pub fn languages(
+    corpus: &crate::real::Corpus,
+    items: &[crate::languages::Item],
+    out: &mut impl Write,
+) -> Result<()> {
+    let asks = items
+        .iter()
+        .map(|item| Ask {
+            text: &item.query,
+            scope: Candidates::default(),
+            about: json!({
+                "id": item.id,
+                "kind": item.kind,
+                "half": item.half,
+                "lang": item.lang,
+                "harness": item.harness,
+                "sessions": item.sessions,
+                "turns": item.turns,
+            }),
+        })
+        .collect::<Vec<_>>();
+    write_all(&corpus.env.database(), &corpus.env.vectors(), asks, out)
+}

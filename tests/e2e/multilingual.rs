@@ -531,6 +531,38 @@ fn on_a_mostly_english_history_a_question_finds_the_session_in_another_language(
 }
 
 #[test]
+fn a_question_whose_words_match_its_own_language_still_finds_the_answer_in_another() {
+    installed_e5();
+    let chats: Vec<(&str, &str)> = ENGLISH
+        .iter()
+        .chain(MORE_ENGLISH)
+        .chain(CJK)
+        .copied()
+        .collect();
+    let sb = history(true, "model = \"multilingual\"\n", &chats);
+    sb.ok(&["index"]);
+    // Each question's words match English sessions about other things (the
+    // invoice query that leaks rows, the cached avatar images, the login
+    // page); only meaning reaches the Chinese answers, which must be listed
+    // first, as `deja recall` lists them. Without more weight on meaning in
+    // another writing system, the English sessions come first.
+    let first = |query: &str| -> String {
+        let hits = sb.ok(&["recall", "--json", "-n", "1", query]).json();
+        hits["hits"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    for (query, (asked, answered)) in [
+        ("which cache fixed the memory leak in the service", CJK[0]),
+        ("the login data is saved when the player changes it", CJK[2]),
+    ] {
+        let found = first(query);
+        assert!(found == asked || found == answered, "{query}: {found}");
+    }
+}
+
+#[test]
 fn a_broken_means_table_is_reported_with_the_installer_as_the_fix() {
     let installed = installed_e5();
     let sb = history(false, "model = \"multilingual\"\n", CJK);

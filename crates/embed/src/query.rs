@@ -96,6 +96,12 @@ impl QueryEncoder {
         })
     }
 
+    /// Whether the model compares meaning across writing systems: its
+    /// vectors have each script's mean taken out ([`super::centering`]).
+    pub fn compares_scripts(&self) -> bool {
+        self.centering.is_some()
+    }
+
     /// The unit-length embedding of the query `text` (after the model's
     /// query prefix).
     pub fn encode(&mut self, query: &str) -> Result<Vec<f32>, EmbedError> {

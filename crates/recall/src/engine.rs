@@ -18,8 +18,8 @@ use std::collections::HashMap;
 
 use crate::{
     add_located, add_nearest, add_semantic, add_session_evidence, gather_lexical, hydrate_capped,
-    lexical_messages, locate_nearest, rank, relevance, semantic, session_evidence, Candidates, Hit,
-    Signals, Tuning,
+    lexical_messages, locate_nearest, rank, relevance, scripts, semantic, session_evidence,
+    Candidates, Hit, Signals, Tuning,
 };
 
 pub use crate::RecallError;
@@ -266,6 +266,8 @@ impl Engine {
         let wants_semantic = query.mode != Mode::Lexical;
         let mut unavailable = None;
         let mut notices = Vec::new();
+        // Whether the model compares meaning across writing systems.
+        let mut across_scripts = false;
         let store = &self.store;
         let (lexical, embedded) = match &mut self.semantic {
             Semantic::Ready {
@@ -357,6 +359,7 @@ impl Engine {
                         (signals, embedded)
                     });
                 self.aside = aside;
+                across_scripts = back.as_ref().is_some_and(|e| e.compares_scripts());
                 // The session evidence joins the messages' ranking; if the
                 // other connection could not gather it, this one does.
                 let signals = match (split, signals, evidence) {
@@ -454,6 +457,9 @@ impl Engine {
         }
         if let Some(why) = &lexical_unavailable {
             notices.push(format!("{why}; answering by meaning only"));
+        }
+        if across_scripts && mode == Mode::Hybrid && query.tuning.across_scripts != 0.0 {
+            scripts::mark(store, &mut signals, query.text)?;
         }
         let mut ranked = rank(&signals, &query.tuning);
         let withheld = relevance::judge(store, &signals, &mut ranked, query.tuning.min_score);

@@ -12,6 +12,8 @@
 //! - [`session`]: session-level evidence from a session's best messages.
 //! - [`when`]: dates the query names.
 //! - [`fuse`]: fusing the two rankings.
+//! - [`scripts`]: more weight on meaning for messages in another writing
+//!   system than the question's, which words cannot reach.
 //! - [`floor`]: the relevance a hit found by meaning alone must have.
 //! - [`relevance`]: whether an answer is worth giving, and its weak hits.
 //! - [`snippet`]: the part of a hit's text to show.
@@ -21,12 +23,13 @@ pub mod floor;
 pub mod fuse;
 pub mod lexical;
 pub mod relevance;
+pub mod scripts;
 pub mod semantic;
 pub mod session;
 pub mod snippet;
 pub mod when;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use deja_config::Mode;
 use deja_model::{sha256_hex, Project};
@@ -154,6 +157,10 @@ pub struct Tuning {
     /// is withheld (see [`relevance`]); 0: never. deja takes it from
     /// `recall.min_score`.
     pub min_score: f64,
+    /// How much more the meaning of a message in another writing system
+    /// than the question's counts, when the question's words match well
+    /// (see [`scripts`]); 0: no more.
+    pub across_scripts: f64,
 }
 
 /// The default of `recall.min_similarity` (config/default.toml): below every
@@ -177,6 +184,7 @@ impl Default for Tuning {
             lexical_power: 1.5,
             min_similarity: MIN_SIMILARITY,
             min_score: relevance::MIN_SCORE,
+            across_scripts: scripts::WEIGHT,
         }
     }
 }
@@ -202,6 +210,10 @@ pub struct Signals {
     pub date_affinity: HashMap<i64, f64>,
     /// Session row → share of the query's word pairs it holds as phrases.
     pub phrases: HashMap<i64, f64>,
+    /// Messages of `semantic` written in another writing system than the
+    /// query, marked only when the model compares meaning across them
+    /// ([`scripts::mark`]).
+    pub other_script: HashSet<i64>,
 }
 
 impl Signals {
@@ -216,6 +228,7 @@ impl Signals {
             session_of: HashMap::new(),
             date_affinity: HashMap::new(),
             phrases: HashMap::new(),
+            other_script: HashSet::new(),
         }
     }
 }
@@ -357,6 +370,7 @@ pub fn lexical_messages(
         session_of: HashMap::new(),
         date_affinity: HashMap::new(),
         phrases: HashMap::new(),
+        other_script: HashSet::new(),
     };
     locate(store, &mut signals, query)?;
     Ok(signals)
@@ -460,7 +474,8 @@ fn locate(store: &Store, signals: &mut Signals, query: &str) -> Result<()> {
 /// its lexical score as a whole, its best messages' similarity, and its
 /// match with dates the query names. Similarities are discounted for many
 /// windows ([`semantic::discounted`]) everywhere but in the relevance floor,
-/// which reads them as they are.
+/// which reads them as they are. In hybrid mode, the meaning of a message
+/// in another writing system than the query counts more ([`scripts`]).
 pub fn rank(s: &Signals, tuning: &Tuning) -> Vec<(i64, f64)> {
     let power = |v: f64| {
         if tuning.lexical_power == 1.0 {
@@ -470,7 +485,10 @@ pub fn rank(s: &Signals, tuning: &Tuning) -> Vec<(i64, f64)> {
         }
     };
     let lexical: Vec<(i64, f64)> = s.lexical.iter().map(|(id, v)| (*id, power(*v))).collect();
-    let semantic = semantic::discounted(&s.semantic, &s.windows, semantic::WINDOW_DISCOUNT);
+    let mut semantic = semantic::discounted(&s.semantic, &s.windows, semantic::WINDOW_DISCOUNT);
+    if s.mode == Mode::Hybrid {
+        scripts::weigh(&mut semantic, s, tuning.across_scripts);
+    }
     let mut ranked = match s.mode {
         Mode::Lexical => lexical,
         Mode::Semantic => semantic.clone(),

@@ -434,6 +434,20 @@ impl Store {
         Ok((session_of, started))
     }
 
+    /// The first `chars` characters of each of the messages `ids`, by
+    /// message row id: enough to tell what a message is written in without
+    /// reading a long tool output whole.
+    pub fn message_openings(&self, ids: &[i64], chars: usize) -> Result<HashMap<i64, String>> {
+        let mut ids = ids.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        let sql = format!("SELECT id, substr(text, 1, {chars}) FROM messages WHERE id IN ({{in}})");
+        let rows = self.rows_in(&sql, &ids, |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+        })?;
+        Ok(rows.into_iter().collect())
+    }
+
     /// The hit rows of the messages `ids`, by message row id.
     pub fn hit_rows(&self, ids: &[i64]) -> Result<HashMap<i64, HitRow>> {
         let rows = self.rows_in(

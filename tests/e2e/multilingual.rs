@@ -563,6 +563,59 @@ fn a_question_whose_words_match_its_own_language_still_finds_the_answer_in_anoth
 }
 
 #[test]
+fn off_topic_questions_get_no_matches_by_the_model_s_card() {
+    let installed = installed_e5();
+    let chats: Vec<(&str, &str)> = ENGLISH
+        .iter()
+        .chain(MORE_ENGLISH)
+        .chain(CJK)
+        .copied()
+        .collect();
+    let sb = history(true, "model = \"multilingual\"\n", &chats);
+    sb.ok(&["index"]);
+    // Random letters come as near as this to a larger history's messages
+    // with this model (the shared corpus 0.347, LoCoMo 0.274): below what
+    // an off-topic question reaches.
+    let conn = rusqlite::Connection::open(sb.database()).unwrap();
+    conn.execute(
+        "UPDATE meta SET value = '0.25' WHERE key = 'noise_ceiling'",
+        [],
+    )
+    .unwrap();
+    let off_topic = [
+        "how do I bake sourdough bread",
+        "symptoms of scurvy in sailors",
+        "treating varroa mites in a beehive",
+    ];
+    for query in off_topic {
+        let out = sb.run(&["recall", query]);
+        assert_eq!(out.code, 1, "{query}: {}{}", out.stdout, out.stderr);
+        assert!(out.stderr.contains("no matches"), "{query}: {}", out.stderr);
+    }
+    // Questions answered by meaning alone still are, across languages too.
+    for (query, (asked, answered)) in [
+        ("which cache fixed the memory leak in the service", CJK[0]),
+        ("数据库连接超时导致持续集成里的测试失败", CJK[1]),
+    ] {
+        let hits = sb.ok(&["recall", "--json", "-n", "1", query]).json();
+        let first = hits["hits"][0]["text"].as_str().unwrap_or_default();
+        assert!(first == asked || first == answered, "{query}: {hits:#}");
+    }
+    // The same model with a card that says nothing of off-topic questions
+    // (no vector changes, so nothing is embedded again) lists one of them.
+    let folder = sb.data_dir().join("models").join(E5);
+    std::fs::remove_file(&folder).unwrap();
+    mirror(&installed, &folder);
+    std::fs::write(
+        folder.join("deja-model.json"),
+        r#"{"query_prefix": "query: ", "passage_prefix": "passage: ", "pooling": "mean", "script_means": "script-means.json"}"#,
+    )
+    .unwrap();
+    let out = sb.run(&["recall", off_topic[1]]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}
+
+#[test]
 fn a_broken_means_table_is_reported_with_the_installer_as_the_fix() {
     let installed = installed_e5();
     let sb = history(false, "model = \"multilingual\"\n", CJK);

@@ -3,8 +3,10 @@
 //! with `query: ` and `passage: `, BGE with an instruction before queries),
 //! and how its token states become one vector (the mean over the tokens, as
 //! sentence-transformers' MiniLM and E5 do, or the first token's, as BGE does),
-//! and which table of per-script means is taken out of its vectors
-//! ([`crate::centering`]).
+//! which table of per-script means is taken out of its vectors
+//! ([`crate::centering`]), and how near sentences on unrelated topics come
+//! to each other in its space (`off_topic`, read by recall's relevance
+//! judgement; it changes no vector, so it is not part of the model id).
 
 use std::path::Path;
 
@@ -36,6 +38,10 @@ pub struct ModelCard {
     /// The per-script means subtracted from every vector (`script_means`:
     /// a file in the model folder).
     pub centering: Option<ScriptMeans>,
+    /// How near (cosine similarity) a question on a topic a history never
+    /// discusses comes to its messages in the question's own language, with
+    /// this model (`off_topic`; 0 when the card says nothing).
+    pub off_topic: f64,
 }
 
 impl ModelCard {
@@ -86,11 +92,23 @@ impl ModelCard {
                 )))
             }
         };
+        let off_topic = match value.get("off_topic") {
+            None | Some(serde_json::Value::Null) => 0.0,
+            Some(v) => match v.as_f64() {
+                Some(x) if (0.0..1.0).contains(&x) => x,
+                _ => {
+                    return Err(bad(format!(
+                        "`off_topic` must be a number from 0 to under 1, not {v}"
+                    )))
+                }
+            },
+        };
         Ok(ModelCard {
             query_prefix: field("query_prefix")?,
             passage_prefix: field("passage_prefix")?,
             pooling,
             centering,
+            off_topic,
         })
     }
 
@@ -130,6 +148,7 @@ mod tests {
             passage_prefix: passage_prefix.into(),
             pooling,
             centering: None,
+            off_topic: 0.0,
         }
     }
 
@@ -210,5 +229,20 @@ mod tests {
         write(FILE, r#"{"script_means": "../means.json"}"#);
         let e = ModelCard::of(dir.path()).unwrap_err().to_string();
         assert!(e.contains("a file in the model folder"), "{e}");
+    }
+
+    #[test]
+    fn how_near_off_topic_questions_come_is_read_but_changes_no_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |text: &str| std::fs::write(dir.path().join(FILE), text).unwrap();
+        write(r#"{"query_prefix": "query: ", "off_topic": 0.4}"#);
+        let c = ModelCard::of(dir.path()).unwrap();
+        assert_eq!(c.off_topic, 0.4);
+        assert_eq!(c.tag(), card("query: ", "", Pooling::Mean).tag());
+        write(r#"{"off_topic": 1.5}"#);
+        let e = ModelCard::of(dir.path()).unwrap_err().to_string();
+        assert!(e.contains(FILE) && e.contains("`off_topic` must be"), "{e}");
+        write(r#"{"off_topic": "high"}"#);
+        assert!(ModelCard::of(dir.path()).is_err());
     }
 }

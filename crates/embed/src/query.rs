@@ -35,6 +35,7 @@ pub struct QueryEncoder {
     prefix: String,
     pooling: Pooling,
     centering: Option<ScriptMeans>,
+    off_topic: f64,
 }
 
 impl QueryEncoder {
@@ -93,6 +94,7 @@ impl QueryEncoder {
             prefix: card.query_prefix,
             pooling: card.pooling,
             centering: card.centering,
+            off_topic: card.off_topic,
         })
     }
 
@@ -100,6 +102,13 @@ impl QueryEncoder {
     /// vectors have each script's mean taken out ([`super::centering`]).
     pub fn compares_scripts(&self) -> bool {
         self.centering.is_some()
+    }
+
+    /// How near a question on a topic a history never discusses comes to
+    /// its messages in its own language, as the model's card says (0: it
+    /// says nothing).
+    pub fn off_topic(&self) -> f64 {
+        self.off_topic
     }
 
     /// The unit-length embedding of the query `text` (after the model's

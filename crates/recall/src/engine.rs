@@ -266,8 +266,10 @@ impl Engine {
         let wants_semantic = query.mode != Mode::Lexical;
         let mut unavailable = None;
         let mut notices = Vec::new();
-        // Whether the model compares meaning across writing systems.
+        // Whether the model compares meaning across writing systems, and
+        // how near off-topic questions come with it (its card's).
         let mut across_scripts = false;
+        let mut off_topic = 0.0;
         let store = &self.store;
         let (lexical, embedded) = match &mut self.semantic {
             Semantic::Ready {
@@ -359,7 +361,10 @@ impl Engine {
                         (signals, embedded)
                     });
                 self.aside = aside;
-                across_scripts = back.as_ref().is_some_and(|e| e.compares_scripts());
+                if let Some(e) = &back {
+                    across_scripts = e.compares_scripts();
+                    off_topic = e.off_topic();
+                }
                 // The session evidence joins the messages' ranking; if the
                 // other connection could not gather it, this one does.
                 let signals = match (split, signals, evidence) {
@@ -462,7 +467,13 @@ impl Engine {
             scripts::mark(store, &mut signals, query.text)?;
         }
         let mut ranked = rank(&signals, &query.tuning);
-        let withheld = relevance::judge(store, &signals, &mut ranked, query.tuning.min_score);
+        let withheld = relevance::judge(
+            store,
+            &signals,
+            &mut ranked,
+            query.tuning.min_score,
+            off_topic,
+        );
         let mut hits =
             hydrate_capped(store, &ranked, query.limit, query.per_session, &mut notices)?;
         relevance::mark(&mut hits, mode);

@@ -273,7 +273,7 @@ pub fn search_with(
         tuning.depth.max(limit * 3),
     )?;
     let mut ranked = rank(&signals, tuning);
-    relevance::judge(store, &signals, &mut ranked, tuning.min_score);
+    relevance::judge(store, &signals, &mut ranked, tuning.min_score, 0.0);
     let mut hits = hydrate(store, &ranked, limit)?;
     relevance::mark(&mut hits, signals.mode);
     Ok(hits)

@@ -19,7 +19,16 @@
 //! greetings. So each index run measures its history's noise ceiling, the
 //! best similarity any of a few strings of random letters ([`PROBES`])
 //! reaches in it, and an answer whose nearest message is nearer than that
-//! ceiling is kept whatever its score.
+//! ceiling is kept whatever its score. With some models random letters are
+//! not the nearest noise, though: with the multilingual model a sentence on
+//! a topic the history never discusses comes nearer its messages in its own
+//! language (0.36 to 0.48) than random letters do (under 0.35). Such a
+//! model's card says how near (`off_topic`, 0.40 for it), and a nearest
+//! message in the question's own writing system then keeps the answer only
+//! from above that too. One in another writing system, which words cannot
+//! reach (see [`crate::scripts`]), needs only the ceiling. MiniLM's card
+//! says nothing: its paraphrases found by meaning alone in a small history
+//! lie at 0.3 to 0.4, where its off-topic questions do not reach.
 
 use deja_config::Mode;
 use deja_store::vectors::VectorIndex;
@@ -73,6 +82,53 @@ pub fn ceiling_measured(store: &Store) -> bool {
     store.meta(NOISE_KEY).ok().flatten().is_some()
 }
 
+/// What meaning alone must beat to keep an answer under the bar: the
+/// history's noise ceiling, and for a nearest message in the question's
+/// own writing system how near off-topic questions come with the model.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Ceiling {
+    /// The history's noise ceiling ([`recorded_ceiling`]).
+    pub noise: f64,
+    /// The model's `off_topic` (0: none).
+    pub off_topic: f64,
+}
+
+/// How near a query's nearest messages by meaning are (cosine similarity):
+/// the nearest of all, and the nearest written in another writing system
+/// than the query ([`crate::Signals::other_script`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Nearest {
+    /// The nearest message in the query's own writing system (or any, where
+    /// the model does not compare writing systems).
+    pub own: Option<f64>,
+    /// The nearest message in another writing system.
+    pub other: Option<f64>,
+}
+
+impl Nearest {
+    /// Of `signals`' semantic list.
+    pub fn of(signals: &crate::Signals) -> Nearest {
+        let mut n = Nearest::default();
+        for (id, sim) in &signals.semantic {
+            let slot = if signals.other_script.contains(id) {
+                &mut n.other
+            } else {
+                &mut n.own
+            };
+            *slot = Some(slot.map_or(*sim, |b: f64| b.max(*sim)));
+        }
+        n
+    }
+
+    /// Whether meaning alone keeps an answer: its nearest message in the
+    /// query's writing system is above both `ceiling` and `off_topic` (the
+    /// model's), or one in another writing system above `ceiling`.
+    fn keeps(&self, ceiling: f64, off_topic: f64) -> bool {
+        self.own.is_some_and(|s| s > ceiling.max(off_topic))
+            || self.other.is_some_and(|s| s > ceiling)
+    }
+}
+
 /// The default of `recall.min_score`: the least score of an answer's best
 /// hit in hybrid ranking.
 pub const MIN_SCORE: f64 = 0.35;
@@ -97,19 +153,26 @@ pub fn weak(mode: Mode, score: f64) -> bool {
 }
 
 /// Judges a ranking of `signals` as [`withhold`] does, reading the noise
-/// ceiling `store` recorded; returns how many messages were withheld.
+/// ceiling `store` recorded, with the model's `off_topic` (0: none);
+/// returns how many messages were withheld.
 pub fn judge(
     store: &Store,
     signals: &crate::Signals,
     ranked: &mut Vec<(i64, f64)>,
     min_score: f64,
+    off_topic: f64,
 ) -> usize {
-    let nearest = signals.semantic.iter().map(|x| x.1).reduce(f64::max);
     withhold(
         signals.mode,
         ranked,
         min_score,
-        (nearest, recorded_ceiling(store)),
+        (
+            Nearest::of(signals),
+            recorded_ceiling(store).map(|c| Ceiling {
+                noise: c,
+                off_topic,
+            }),
+        ),
     )
 }
 
@@ -121,22 +184,21 @@ pub fn mark(hits: &mut [crate::Hit], mode: Mode) {
 }
 
 /// Empties `ranked` (best first) when it is a hybrid ranking whose best
-/// score is under `min_score` (0 or less: never) and whose nearest message
-/// by meaning (`nearest`, a similarity) is not above the history's noise
-/// `ceiling`, returning how many messages it held.
+/// score is under `min_score` (0 or less: never) and whose `nearest`
+/// messages by meaning do not keep it against the history's noise `ceiling`
+/// ([`Nearest`]; no ceiling recorded: the score alone decides), returning
+/// how many messages it held.
 pub fn withhold(
     mode: Mode,
     ranked: &mut Vec<(i64, f64)>,
     min_score: f64,
-    (nearest, ceiling): (Option<f64>, Option<f64>),
+    (nearest, ceiling): (Nearest, Option<Ceiling>),
 ) -> usize {
     if mode != Mode::Hybrid || min_score <= 0.0 {
         return 0;
     }
-    if let (Some(near), Some(ceiling)) = (nearest, ceiling) {
-        if near > ceiling {
-            return 0;
-        }
+    if ceiling.is_some_and(|c| nearest.keeps(c.noise, c.off_topic)) {
+        return 0;
     }
     match ranked.first() {
         Some((_, best)) if *best < min_score => {
@@ -160,11 +222,33 @@ mod tests {
                 Mode::Hybrid,
                 &mut ranked,
                 MIN_SCORE,
-                (Some(0.4), Some(0.45))
+                (own(0.4), noise(0.45))
             ),
             2
         );
         assert!(ranked.is_empty());
+    }
+
+    fn noise(c: f64) -> Option<Ceiling> {
+        Some(Ceiling {
+            noise: c,
+            off_topic: 0.0,
+        })
+    }
+
+    /// A ceiling `c` with the multilingual model's off-topic similarity.
+    fn off_topic(c: f64) -> Option<Ceiling> {
+        Some(Ceiling {
+            noise: c,
+            off_topic: 0.4,
+        })
+    }
+
+    fn own(sim: f64) -> Nearest {
+        Nearest {
+            own: Some(sim),
+            other: None,
+        }
     }
 
     #[test]
@@ -175,15 +259,60 @@ mod tests {
                 Mode::Hybrid,
                 &mut ranked,
                 MIN_SCORE,
-                (Some(0.27), Some(0.24))
+                (own(0.5), noise(0.45))
             ),
             0
         );
         assert_eq!(ranked.len(), 2);
         // No ceiling recorded: the score alone decides.
         assert_eq!(
-            withhold(Mode::Hybrid, &mut ranked, MIN_SCORE, (Some(0.27), None)),
+            withhold(Mode::Hybrid, &mut ranked, MIN_SCORE, (own(0.5), None)),
             2
+        );
+    }
+
+    #[test]
+    fn in_the_question_s_own_writing_system_meaning_must_also_beat_off_topic_questions() {
+        let judged = |nearest: Nearest, ceiling: Option<Ceiling>| {
+            withhold(
+                Mode::Hybrid,
+                &mut vec![(1, 0.2)],
+                MIN_SCORE,
+                (nearest, ceiling),
+            )
+        };
+        // With a model whose card says off-topic questions come within
+        // 0.4: above a low ceiling is not enough, above 0.4 is.
+        assert_eq!(judged(own(0.38), off_topic(0.27)), 1);
+        assert_eq!(judged(own(0.41), off_topic(0.27)), 0);
+        // A card that says nothing: the ceiling alone.
+        assert_eq!(judged(own(0.38), noise(0.27)), 0);
+        // In another writing system, the ceiling alone.
+        let other = Nearest {
+            own: Some(0.3),
+            other: Some(0.38),
+        };
+        assert_eq!(judged(other, off_topic(0.27)), 0);
+        assert_eq!(judged(other, off_topic(0.4)), 1);
+    }
+
+    #[test]
+    fn the_nearest_messages_are_split_by_writing_system() {
+        let s = crate::Signals {
+            semantic: vec![(1, 0.5), (2, 0.45), (3, 0.3)],
+            other_script: [1].into(),
+            ..crate::Signals::empty(Mode::Hybrid)
+        };
+        assert_eq!(
+            Nearest::of(&s),
+            Nearest {
+                own: Some(0.45),
+                other: Some(0.5)
+            }
+        );
+        assert_eq!(
+            Nearest::of(&crate::Signals::empty(Mode::Hybrid)),
+            Nearest::default()
         );
     }
 
@@ -191,7 +320,12 @@ mod tests {
     fn an_answer_with_one_hit_over_the_bar_keeps_all_its_hits() {
         let mut ranked = vec![(1, 0.35), (2, 0.1)];
         assert_eq!(
-            withhold(Mode::Hybrid, &mut ranked, MIN_SCORE, (None, None)),
+            withhold(
+                Mode::Hybrid,
+                &mut ranked,
+                MIN_SCORE,
+                (Nearest::default(), None)
+            ),
             0
         );
         assert_eq!(ranked, vec![(1, 0.35), (2, 0.1)]);
@@ -201,11 +335,17 @@ mod tests {
     fn other_modes_and_a_bar_of_zero_withhold_nothing() {
         for mode in [Mode::Lexical, Mode::Semantic] {
             let mut ranked = vec![(1, 0.01)];
-            assert_eq!(withhold(mode, &mut ranked, MIN_SCORE, (None, None)), 0);
+            assert_eq!(
+                withhold(mode, &mut ranked, MIN_SCORE, (Nearest::default(), None)),
+                0
+            );
             assert_eq!(ranked.len(), 1);
         }
         let mut ranked = vec![(1, 0.01)];
-        assert_eq!(withhold(Mode::Hybrid, &mut ranked, 0.0, (None, None)), 0);
+        assert_eq!(
+            withhold(Mode::Hybrid, &mut ranked, 0.0, (Nearest::default(), None)),
+            0
+        );
         assert_eq!(ranked.len(), 1);
     }
 

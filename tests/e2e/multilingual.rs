@@ -285,6 +285,9 @@ fn a_history_mostly_in_chinese_or_japanese_is_embedded_by_the_multilingual_model
             .is_some_and(|p| p.ends_with("script-means.json")),
         "{doctor:#}"
     );
+    // ... and how near off-topic questions come with it.
+    assert_eq!(doctor["model"]["off_topic"], 0.4, "{doctor:#}");
+    assert!(text.contains("off-topic 0.4"), "{text}");
     // An English question finds the Chinese answer by meaning.
     let hits = sb
         .ok(&[
@@ -331,6 +334,7 @@ fn an_english_history_keeps_minilm_and_the_config_wins() {
     // MiniLM takes no means out.
     let doctor = sb.run(&["doctor", "--json"]).json();
     assert!(doctor["model"].get("script_means").is_none(), "{doctor:#}");
+    assert!(doctor["model"].get("off_topic").is_none(), "{doctor:#}");
 
     // The config names the model: it wins over the history, and changing it
     // re-embeds the store with the other model.

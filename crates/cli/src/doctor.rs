@@ -380,6 +380,7 @@ fn model<'a>(
         runtime: runtime.ok(),
         status: None,
         script_means: None,
+        off_topic: None,
         why: None,
     };
     if settings.enabled {
@@ -390,6 +391,7 @@ fn model<'a>(
                 model_json.id = Some(e.id().into());
                 model_json.dims = Some(e.dims());
                 model_json.script_means = e.script_means().map(Path::to_path_buf);
+                model_json.off_topic = Some(e.off_topic()).filter(|x| *x > 0.0);
                 model_json.load_ms = Some(started.elapsed().as_millis() as u64);
                 if let Some(s) = store {
                     if let Some(stored) = s.meta("embed_model")? {
@@ -625,6 +627,12 @@ fn print_text(app: &App, report: &out::Doctor<'_>, problems: &[Problem]) {
             "{:<9} {} (each script's mean vector is taken out of every vector)",
             s.bold("means"),
             means.display()
+        );
+    }
+    if let Some(near) = m.off_topic {
+        println!(
+            "{:<9} {near} (an answer under the relevance bar is kept by meaning alone only from nearer)",
+            s.bold("off-topic")
         );
     }
     if let Some(rt) = &m.runtime {

@@ -477,6 +477,12 @@ impl Embedder {
         self.card.centering.as_ref().map(|m| m.path())
     }
 
+    /// How near off-topic questions come with this model, as its card says
+    /// (0: it says nothing).
+    pub fn off_topic(&self) -> f64 {
+        self.card.off_topic
+    }
+
     /// Vector dimensions.
     pub fn dims(&self) -> usize {
         self.dims

@@ -182,6 +182,11 @@ pub struct Model<'a> {
     /// vector, when its card names one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub script_means: Option<PathBuf>,
+    /// How near off-topic questions come with this model, when its card
+    /// says (an answer under the relevance bar is kept by meaning alone
+    /// only from nearer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub off_topic: Option<f64>,
     /// Why this model, when the config names no model folder (`embed.model`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
@@ -232,6 +237,7 @@ mod tests {
                 runtime: None,
                 status: Some("ok".into()),
                 script_means: None,
+                off_topic: None,
                 why: None,
             },
             plugins: vec![Plugin {
@@ -364,6 +370,7 @@ mod tests {
             runtime: None,
             status: None,
             script_means: None,
+            off_topic: None,
             why: None,
         };
         assert_eq!(keys(&model), ["enabled", "model_dir", "runtime"]);

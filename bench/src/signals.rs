@@ -143,18 +143,26 @@ pub fn demo(set: &crate::demo::DemoSet, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
+/// A query asked of the whole store, with `about` written beside it.
+fn of_whole_store(text: &str, about: Value) -> Ask<'_> {
+    Ask {
+        text,
+        scope: Candidates::default(),
+        about,
+    }
+}
+
 /// The real-transcript set's queries, over the whole store.
 pub fn real(
     corpus: &crate::real::Corpus,
     items: &[crate::real::Item],
     out: &mut impl Write,
 ) -> Result<()> {
-    let asks = items
-        .iter()
-        .map(|item| Ask {
-            text: &item.query,
-            scope: Candidates::default(),
-            about: json!({
+    let nothing = crate::floor::unanswerable("real")?;
+    let answered = items.iter().map(|item| {
+        of_whole_store(
+            &item.query,
+            json!({
                 "id": item.id,
                 "kind": item.kind,
                 "half": item.half,
@@ -162,22 +170,20 @@ pub fn real(
                 "sessions": item.sessions,
                 "turns": item.turns,
             }),
-        })
-        .collect::<Vec<_>>();
-    let nothing = crate::floor::unanswerable("real")?;
-    let mut asks = asks;
-    for u in &nothing {
-        asks.push(Ask {
-            text: &u.query,
-            scope: Candidates::default(),
-            about: json!({
+        )
+    });
+    let unanswered = nothing.iter().map(|u| {
+        of_whole_store(
+            &u.query,
+            json!({
                 "id": u.id,
                 "kind": u.kind,
                 "half": u.half,
                 "unanswerable": true,
             }),
-        });
-    }
+        )
+    });
+    let asks = answered.chain(unanswered).collect();
     write_all(&corpus.env.database(), &corpus.env.vectors(), asks, out)
 }
 
@@ -191,19 +197,20 @@ pub fn languages(
 ) -> Result<()> {
     let asks = items
         .iter()
-        .map(|item| Ask {
-            text: &item.query,
-            scope: Candidates::default(),
-            about: json!({
-                "id": item.id,
-                "kind": item.kind,
-                "half": item.half,
-                "lang": item.lang,
-                "harness": item.harness,
-                "sessions": item.sessions,
-                "turns": item.turns,
-            }),
+        .map(|item| {
+            of_whole_store(
+                &item.query,
+                json!({
+                    "id": item.id,
+                    "kind": item.kind,
+                    "half": item.half,
+                    "lang": item.lang,
+                    "harness": item.harness,
+                    "sessions": item.sessions,
+                    "turns": item.turns,
+                }),
+            )
         })
-        .collect::<Vec<_>>();
+        .collect();
     write_all(&corpus.env.database(), &corpus.env.vectors(), asks, out)
 }

@@ -485,18 +485,33 @@ const RUSSIAN: &[(&str, &str)] = &[(
     "Распознанная фраза сохранялась в переменной и не очищалась после вставки; теперь буфер сбрасывается.",
 )];
 
-#[test]
-fn on_a_mostly_english_history_a_question_finds_the_session_in_another_language() {
+/// A history of English sessions with the Chinese and Japanese ones and
+/// `more`, embedded by the multilingual model.
+fn mostly_english(more: &[(&str, &str)]) -> crate::common::Sandbox {
     installed_e5();
     let chats: Vec<(&str, &str)> = ENGLISH
         .iter()
         .chain(MORE_ENGLISH)
         .chain(CJK)
-        .chain(RUSSIAN)
+        .chain(more)
         .copied()
         .collect();
     let sb = history(true, "model = \"multilingual\"\n", &chats);
     sb.ok(&["index"]);
+    sb
+}
+
+/// Asserts that `deja recall` lists a message of `session` (its question
+/// or its answer) first for `query`.
+fn first_hit_is_of(sb: &crate::common::Sandbox, query: &str, (asked, answered): (&str, &str)) {
+    let hits = sb.ok(&["recall", "--json", "-n", "1", query]).json();
+    let first = hits["hits"][0]["text"].as_str().unwrap_or_default();
+    assert!(first == asked || first == answered, "{query}: {hits:#}");
+}
+
+#[test]
+fn on_a_mostly_english_history_a_question_finds_the_session_in_another_language() {
+    let sb = mostly_english(RUSSIAN);
     // Questions that share no word with their session, as `deja recall`
     // lists them (hybrid, the first three sessions).
     let first_three = |query: &str| -> Vec<String> {
@@ -536,47 +551,24 @@ fn on_a_mostly_english_history_a_question_finds_the_session_in_another_language(
 
 #[test]
 fn a_question_whose_words_match_its_own_language_still_finds_the_answer_in_another() {
-    installed_e5();
-    let chats: Vec<(&str, &str)> = ENGLISH
-        .iter()
-        .chain(MORE_ENGLISH)
-        .chain(CJK)
-        .copied()
-        .collect();
-    let sb = history(true, "model = \"multilingual\"\n", &chats);
-    sb.ok(&["index"]);
+    let sb = mostly_english(&[]);
     // Each question's words match English sessions about other things (the
     // invoice query that leaks rows, the cached avatar images, the login
     // page); only meaning reaches the Chinese answers, which must be listed
     // first, as `deja recall` lists them. Without more weight on meaning in
     // another writing system, the English sessions come first.
-    let first = |query: &str| -> String {
-        let hits = sb.ok(&["recall", "--json", "-n", "1", query]).json();
-        hits["hits"][0]["text"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
-    };
-    for (query, (asked, answered)) in [
+    for (query, session) in [
         ("which cache fixed the memory leak in the service", CJK[0]),
         ("the login data is saved when the player changes it", CJK[2]),
     ] {
-        let found = first(query);
-        assert!(found == asked || found == answered, "{query}: {found}");
+        first_hit_is_of(&sb, query, session);
     }
 }
 
 #[test]
 fn off_topic_questions_get_no_matches_by_the_model_s_card() {
     let installed = installed_e5();
-    let chats: Vec<(&str, &str)> = ENGLISH
-        .iter()
-        .chain(MORE_ENGLISH)
-        .chain(CJK)
-        .copied()
-        .collect();
-    let sb = history(true, "model = \"multilingual\"\n", &chats);
-    sb.ok(&["index"]);
+    let sb = mostly_english(&[]);
     // Random letters come as near as this to a larger history's messages
     // with this model (the shared corpus 0.347, LoCoMo 0.274): below what
     // an off-topic question reaches.
@@ -597,13 +589,11 @@ fn off_topic_questions_get_no_matches_by_the_model_s_card() {
         assert!(out.stderr.contains("no matches"), "{query}: {}", out.stderr);
     }
     // Questions answered by meaning alone still are, across languages too.
-    for (query, (asked, answered)) in [
+    for (query, session) in [
         ("which cache fixed the memory leak in the service", CJK[0]),
         ("数据库连接超时导致持续集成里的测试失败", CJK[1]),
     ] {
-        let hits = sb.ok(&["recall", "--json", "-n", "1", query]).json();
-        let first = hits["hits"][0]["text"].as_str().unwrap_or_default();
-        assert!(first == asked || first == answered, "{query}: {hits:#}");
+        first_hit_is_of(&sb, query, session);
     }
     // The same model with a card that says nothing of off-topic questions
     // (no vector changes, so nothing is embedded again) lists one of them.

@@ -23,7 +23,6 @@ use ort::value::Tensor;
 use tokenizers::{Tokenizer, TruncationParams};
 
 use super::card::{ModelCard, Pooling};
-use super::centering::ScriptMeans;
 use super::{environment, normalize, EmbedError, Settings};
 
 /// Encodes queries, one at a time.
@@ -32,10 +31,7 @@ pub struct QueryEncoder {
     tokenizer: Tokenizer,
     token_types: bool,
     model_dir: PathBuf,
-    prefix: String,
-    pooling: Pooling,
-    centering: Option<ScriptMeans>,
-    off_topic: f64,
+    card: ModelCard,
 }
 
 impl QueryEncoder {
@@ -91,34 +87,31 @@ impl QueryEncoder {
             tokenizer,
             token_types,
             model_dir: settings.model_dir.clone(),
-            prefix: card.query_prefix,
-            pooling: card.pooling,
-            centering: card.centering,
-            off_topic: card.off_topic,
+            card,
         })
     }
 
     /// Whether the model compares meaning across writing systems: its
     /// vectors have each script's mean taken out ([`super::centering`]).
     pub fn compares_scripts(&self) -> bool {
-        self.centering.is_some()
+        self.card.centering.is_some()
     }
 
     /// How near a question on a topic a history never discusses comes to
     /// its messages in its own language, as the model's card says (0: it
     /// says nothing).
     pub fn off_topic(&self) -> f64 {
-        self.off_topic
+        self.card.off_topic
     }
 
     /// The unit-length embedding of the query `text` (after the model's
     /// query prefix).
     pub fn encode(&mut self, query: &str) -> Result<Vec<f32>, EmbedError> {
         let prefixed;
-        let text = if self.prefix.is_empty() {
+        let text = if self.card.query_prefix.is_empty() {
             query
         } else {
-            prefixed = format!("{}{query}", self.prefix);
+            prefixed = format!("{}{query}", self.card.query_prefix);
             prefixed.as_str()
         };
         let err = |message: String| EmbedError::Model {
@@ -154,10 +147,10 @@ impl QueryEncoder {
         let (shape, data) = outputs[0]
             .try_extract_tensor::<f32>()
             .map_err(|e| err(e.to_string()))?;
-        let mut v = pool(shape, data, &mask, self.pooling)
+        let mut v = pool(shape, data, &mask, self.card.pooling)
             .ok_or_else(|| err(format!("unexpected output shape {shape:?}")))?;
         normalize(&mut v);
-        if let Some(means) = &self.centering {
+        if let Some(means) = &self.card.centering {
             means.center(query, &mut v)?;
         }
         Ok(v)
